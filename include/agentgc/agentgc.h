@@ -1,0 +1,193 @@
+/* libagentgc: find, check and safely remove the native session history of AI coding agents.
+ *
+ * Conventions: calls return 0 on success, a negative AGC_E* code a caller acts on, or -1 for
+ * any other failure; the message is in agc_error_last() (per thread). Objects are opaque, made
+ * by agc_x_new(&out, ...) (out written only on success) and freed by agc_x_free(), which accepts
+ * NULL. Strings returned by getters are borrowed from their parent object. The library never
+ * prints and never exits. */
+#ifndef AGENTGC_H
+#define AGENTGC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define AGENTGC_VERSION "0.1.0"
+
+enum {
+	AGC_OK = 0,
+	AGC_ERROR = -1,     /* any failure not listed below; see agc_error_last() */
+	AGC_ENOTFOUND = -2, /* no such thing (session, process, file) */
+	AGC_EINUSE = -3,    /* in use: a live session, a held lock, a busy database */
+	AGC_EUNSAFE = -4,   /* refused for safety (a symlink on the way, an id that is not an id) */
+};
+
+/* The last error message of this thread ("" when none). Never NULL. */
+const char *agc_error_last(void);
+
+/* ---- context --------------------------------------------------------------------------- */
+
+typedef struct agc_ctx agc_ctx;
+
+typedef struct agc_ctx_opts {
+	const char *home;     /* NULL: $HOME. Agents' environment variables are followed only when
+				 this is the caller's own home (same real path as $HOME). */
+	const char *procroot; /* NULL: "/proc". For tests. */
+	int64_t now_ms;       /* 0: the wall clock (or $AGENTGC_NOW, epoch seconds, for tests) */
+} agc_ctx_opts;
+
+int agc_ctx_new(agc_ctx **out, const agc_ctx_opts *opts);
+void agc_ctx_free(agc_ctx *ctx);
+/* The home in use and whether it is the caller's own. */
+const char *agc_ctx_home(const agc_ctx *ctx);
+int agc_ctx_own_home(const agc_ctx *ctx);
+int64_t agc_ctx_now_ms(const agc_ctx *ctx);
+
+/* ---- agents ---------------------------------------------------------------------------- */
+
+/* Number of agents and their names ("claude", "codex", "opencode", "cursor"), in table order. */
+size_t agc_agent_count(void);
+const char *agc_agent_name(size_t i);
+/* Index of an agent by exact name, or AGC_ENOTFOUND. */
+int agc_agent_find(const char *name);
+
+/* ---- roots ----------------------------------------------------------------------------- */
+
+typedef struct agc_root_info {
+	const char *agent;
+	const char *name;    /* "config", "temp", "home", "data", ... */
+	const char *path;    /* as derived */
+	const char *real;    /* resolved once (NULL when missing) */
+	const char *source;  /* what set it: "$CLAUDE_CONFIG_DIR", "default", ... */
+	int exists;
+} agc_root_info;
+
+/* Call cb for every root of every agent. cb returns nonzero to stop. Returns 0 or -1. */
+int agc_roots(agc_ctx *ctx, int (*cb)(const agc_root_info *r, void *ud), void *ud);
+
+/* ---- sessions -------------------------------------------------------------------------- */
+
+typedef struct agc_session_info {
+	const char *agent;
+	const char *id;
+	const char *parent;   /* NULL for a root session */
+	const char *project;  /* absolute cwd, or NULL when unknown */
+	const char *title;    /* may be NULL */
+	int64_t created_ms;   /* 0 when unknown */
+	int64_t updated_ms;   /* last activity */
+	uint64_t bytes;       /* every artifact, children included */
+	int live;
+} agc_session_info;
+
+typedef enum agc_sort {
+	AGC_SORT_UPDATED = 0,
+	AGC_SORT_CREATED,
+	AGC_SORT_SIZE,
+} agc_sort;
+
+typedef struct agc_ls_opts {
+	unsigned agents;         /* bit i = agent i; 0 = all */
+	const char *project;     /* only sessions whose project is this dir (or below? no: equal) */
+	int64_t older_than_ms;   /* > 0: updated before now - this */
+	int64_t newer_than_ms;   /* > 0: updated after now - this */
+	int children;            /* list child and sub-agent sessions too */
+	agc_sort sort;           /* newest / largest first */
+	size_t limit;            /* 0 = all */
+} agc_ls_opts;
+
+/* List sessions, sorted, calling cb for each (strings valid during the call). cb returns
+ * nonzero to stop. Returns 0, or -1 when an agent's listing failed (others are still listed). */
+int agc_ls(agc_ctx *ctx, const agc_ls_opts *opts, int (*cb)(const agc_session_info *s, void *ud),
+	   void *ud);
+
+/* ---- reports: show, in-use, purge ------------------------------------------------------- */
+
+typedef enum agc_status {
+	AGC_ST_PURGED = 0,  /* everything removed */
+	AGC_ST_PARTIAL,     /* something left (residual) */
+	AGC_ST_IN_USE,      /* refused: in use; nothing changed */
+	AGC_ST_NOT_FOUND,   /* no artifact of that id */
+	AGC_ST_REFUSED,     /* refused: busy database, fork, ambiguous; nothing changed */
+	AGC_ST_DRY_RUN,     /* nothing changed; removed lists what would go */
+	AGC_ST_FOUND,       /* show / in-use: found */
+	AGC_ST_ERROR,       /* could not even look; see the report's error */
+} agc_status;
+
+/* "purged", "partial", "in-use", "not-found", "refused", "dry-run", "found", "error" */
+const char *agc_status_name(agc_status st);
+
+typedef struct agc_item {
+	const char *kind;    /* "file", "dir", "link", "rows", "lines" */
+	const char *path;    /* absolute path (for rows: the database) */
+	const char *table;   /* rows only, else NULL */
+	const char *reason;  /* residual only: "symlink", "in-use", "busy", "permission", "child",
+				"fork", "error: ..." */
+	const char *session; /* the session (or child) it belongs to */
+	uint64_t count;      /* rows or lines; 1 for a file */
+	uint64_t bytes;
+	int64_t mtime_ms;
+} agc_item;
+
+typedef struct agc_holder_info {
+	int pid;
+	const char *command;
+	const char *why;     /* "registry", "cmdline", "environ", "open-file", "lock" */
+	const char *what;    /* the id or path it holds; may be NULL */
+} agc_holder_info;
+
+typedef struct agc_report agc_report;
+
+typedef enum agc_purge_flags {
+	AGC_PURGE_DRY_RUN = 1 << 0,    /* change nothing; list what would go */
+	AGC_PURGE_WITH_FORKS = 1 << 1, /* purge forks that read this session's history too */
+	AGC_PURGE_SCRUB = 1 << 2,      /* rebuild databases rows were deleted from */
+} agc_purge_flags;
+
+/* Purge one session of agent ("claude", ... or "auto": the one agent that has it) with all its
+ * artifacts and children, under the rules R1-R8. Always makes a report when out is non-NULL
+ * (even for not-found and in-use); the return is 0 when a report was made, -1 when not (out
+ * of memory). The outcome is agc_report_status(). */
+int agc_purge(agc_ctx *ctx, const char *agent, const char *id, unsigned flags, agc_report **out);
+
+/* Describe one session: metadata, every artifact with its size, children, holders. Status is
+ * AGC_ST_FOUND or AGC_ST_NOT_FOUND. */
+int agc_show(agc_ctx *ctx, const char *agent, const char *id, agc_report **out);
+
+/* Whether a session is in use: status AGC_ST_IN_USE with holders, AGC_ST_FOUND when free,
+ * AGC_ST_NOT_FOUND when no artifact of that id exists. */
+int agc_in_use(agc_ctx *ctx, const char *agent, const char *id, agc_report **out);
+
+void agc_report_free(agc_report *r);
+const char *agc_report_agent(const agc_report *r);
+const char *agc_report_id(const agc_report *r);
+agc_status agc_report_status(const agc_report *r);
+/* Exit code per SPEC: 0 done, 1 error, 3 left behind, 4 refused/in use, 5 not found. */
+int agc_report_exit(const agc_report *r);
+/* The error message for AGC_ST_ERROR, or NULL. */
+const char *agc_report_error(const agc_report *r);
+/* Metadata of the session (show, purge); NULL when unknown. */
+const agc_session_info *agc_report_session(const agc_report *r);
+/* removed: what went (purge), would go (dry-run), or is there (show). */
+size_t agc_report_removed_count(const agc_report *r);
+const agc_item *agc_report_removed(const agc_report *r, size_t i);
+size_t agc_report_residual_count(const agc_report *r);
+const agc_item *agc_report_residual(const agc_report *r, size_t i);
+size_t agc_report_holder_count(const agc_report *r);
+const agc_holder_info *agc_report_holder(const agc_report *r, size_t i);
+/* Ids of every descendant session (any depth) that went with (or would go with) the session. */
+size_t agc_report_child_count(const agc_report *r);
+const char *agc_report_child(const agc_report *r, size_t i);
+size_t agc_report_fork_count(const agc_report *r);
+const char *agc_report_fork(const agc_report *r, size_t i);
+/* Advice lines for a person (how to find a holder by hand, what compact would free). */
+size_t agc_report_hint_count(const agc_report *r);
+const char *agc_report_hint(const agc_report *r, size_t i);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,69 @@
+/* The agentgc command line: shared state and output helpers. */
+#ifndef AGC_CLI_H
+#define AGC_CLI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "agentgc/agentgc.h"
+
+typedef struct cli {
+	const char *home;
+	bool json;
+	bool color;
+	bool quiet;
+	int verbose;
+	agc_ctx *ctx;
+	const char *prog;
+} cli;
+
+typedef struct cli_cmd {
+	const char *name;
+	int (*fn)(cli *c, int argc, char **argv);
+	const char *summary;
+	const char *usage;
+} cli_cmd;
+
+extern const cli_cmd cli_cmds[];
+
+/* Exit codes (SPEC). */
+enum { EXIT_OK = 0, EXIT_ERR = 1, EXIT_USAGE = 2, EXIT_LEFT = 3, EXIT_REFUSED = 4,
+       EXIT_NOTFOUND = 5, EXIT_BUDGET = 75 };
+
+/* The more severe of two exit codes, in the order 0 < 5 < 3 < 4 < 1. */
+int cli_worse(int a, int b);
+
+/* Print "agentgc: <msg>" on stderr. */
+void cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A usage error for cmd: message, then "see 'agentgc CMD --help'"; returns EXIT_USAGE. */
+int cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Print a command's help on stdout. */
+void cli_help(const cli_cmd *cmd);
+/* True when argv[i] is -h or --help. */
+bool cli_is_help(const char *a);
+
+/* Open the library context (once). Returns 0 or EXIT_ERR. */
+int cli_ctx(cli *c);
+
+/* Human formats. */
+void cli_size(uint64_t bytes, char *out, size_t n);     /* IEC: "1.2 MiB" */
+void cli_ago(int64_t now_ms, int64_t t_ms, char *out, size_t n); /* "3d ago" */
+/* Print a path, quoted when it holds spaces, quotes or control characters. */
+void cli_path(FILE *f, const char *path);
+/* Colour escape when colour is on, else "". */
+const char *cli_c(const cli *c, const char *code);
+
+/* Parse an agent list option value into a bit mask; returns 0 or EXIT_USAGE. */
+int cli_agent_bit(const char *cmd, const char *name, unsigned *mask);
+
+/* JSON output of a report (purge, show, in-use). */
+void cli_report_json(const cli *c, const agc_report *r, const char *what);
+void cli_iso(int64_t ms, char *out, size_t n);
+
+#include <jansson.h>
+json_t *cli_session_json(const agc_session_info *s);
+/* Print one JSON line and release o. */
+void cli_json_print(json_t *o);
+
+#endif

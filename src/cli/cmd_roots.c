@@ -1,0 +1,54 @@
+/* agentgc roots: where each agent's history is looked for, and why there. */
+#include <jansson.h>
+#include <string.h>
+
+#include "cli.h"
+
+static int print_root(const agc_root_info *r, void *ud)
+{
+	const cli *c = ud;
+
+	if (c->json) {
+		json_t *o = json_object();
+
+		json_object_set_new(o, "agent", json_string(r->agent));
+		json_object_set_new(o, "root", json_string(r->name));
+		json_object_set_new(o, "path", json_string(r->path));
+		json_object_set_new(o, "real", r->real ? json_string(r->real) : json_null());
+		json_object_set_new(o, "source", json_string(r->source));
+		json_object_set_new(o, "exists", json_boolean(r->exists));
+		cli_json_print(o);
+		return 0;
+	}
+	printf("%-9s %-7s ", r->agent, r->name);
+	cli_path(stdout, r->path);
+	if (r->real && strcmp(r->real, r->path) != 0) {
+		printf(" -> ");
+		cli_path(stdout, r->real);
+	}
+	printf("  (%s%s)\n", r->source, r->exists ? "" : ", missing");
+	return 0;
+}
+
+int cmd_roots(cli *c, int argc, char **argv)
+{
+	int rc;
+
+	if (argc > 1 && cli_is_help(argv[1])) {
+		cli_help(&cli_cmds[0]);
+		printf("\nThe agents' own variables (CLAUDE_CONFIG_DIR, TMPDIR, ...) are followed only for\n"
+		       "the caller's own home; with --home OTHER the defaults under OTHER are used.\n");
+		return 0;
+	}
+	if (argc > 1)
+		return cli_usage("roots", "unexpected argument '%s'", argv[1]);
+	if ((rc = cli_ctx(c)))
+		return rc;
+	if (!c->json)
+		printf("home %s%s\n", agc_ctx_home(c->ctx), agc_ctx_own_home(c->ctx) ? " (own: agents' variables followed)" : " (not the caller's: defaults only)");
+	if (agc_roots(c->ctx, print_root, c) < 0) {
+		cli_err("%s", agc_error_last());
+		return EXIT_ERR;
+	}
+	return 0;
+}

@@ -1,0 +1,11 @@
+/* The adapter table (tmux cmd_table): adding an agent is one file and one line here. */
+#include <stddef.h>
+
+#include "core.h"
+
+extern const agc_adapter agc_adapter_claude;
+
+const agc_adapter *const agc_adapter_table[] = {
+	&agc_adapter_claude,
+	NULL,
+};

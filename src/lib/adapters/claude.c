@@ -1,0 +1,1183 @@
+/* Claude Code: sessions are files under the config dir and the temp dir
+ * (formats/claude-code.md). */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <nettle/sha2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../clock.h"
+#include "../core.h"
+#include "../error.h"
+#include "../json.h"
+#include "../proc.h"
+#include "../remove.h"
+#include "../session.h"
+#include "claude.h"
+
+#define REGISTRY_MAX 262144           /* Claude's own reader caps the file here */
+#define HEAD_LINES 50                 /* ls reads at most this many lines of a transcript */
+#define HEAD_BYTES ((uint64_t)1 << 20)
+#define STARTED_AT_TOLERANCE_MS 15000 /* startedAt is taken a little after the process starts */
+#define DIR_ENTRIES_MAX ((size_t)10 << 20)
+
+enum { R_CONFIG = 0, R_TEMP = 1 };
+
+static int claude_id(const char *in, char *out)
+{
+	return agc_id_uuid(in, out);
+}
+
+static int claude_roots(agc_ctx *ctx, agc_rootset *rs)
+{
+	const char *cfg = agc_ctx_env(ctx, "CLAUDE_CONFIG_DIR");
+	char *def = NULL;
+	int rc;
+
+	if (cfg) {
+		rc = agc_rootset_add(rs, "config", cfg, "$CLAUDE_CONFIG_DIR");
+	} else {
+		def = agc_strfmt("%s/.claude", ctx->home);
+		if (!def)
+			return -1;
+		rc = agc_rootset_add(rs, "config", def, "default");
+		free(def);
+	}
+	if (rc < 0)
+		return -1;
+	return agc_rootset_add(rs, "temp", ctx->tmp, ctx->tmp_source) < 0 ? -1 : 0;
+}
+
+/* ---- ids and names ----------------------------------------------------------------------- */
+
+void agc_claude_scratch_name(const char *id, char out[13])
+{
+	struct sha256_ctx h;
+	uint8_t d[SHA256_DIGEST_SIZE];
+	uint64_t v = 0;
+	int i;
+
+	sha256_init(&h);
+	sha256_update(&h, strlen(id), (const uint8_t *)id);
+	sha256_digest(&h, sizeof(d), d);
+	for (i = 0; i < 8; i++)
+		v = (v << 8) | d[i];
+	snprintf(out, 13, "%012llu", (unsigned long long)(v % 1000000000000ULL));
+}
+
+/* Decode one UTF-8 sequence; invalid bytes count as one unit each. Returns bytes used. */
+static size_t utf8_next(const unsigned char *s, uint32_t *cp)
+{
+	if (s[0] < 0x80) {
+		*cp = s[0];
+		return 1;
+	}
+	if ((s[0] & 0xe0) == 0xc0 && (s[1] & 0xc0) == 0x80) {
+		*cp = ((uint32_t)(s[0] & 0x1f) << 6) | (s[1] & 0x3f);
+		return 2;
+	}
+	if ((s[0] & 0xf0) == 0xe0 && (s[1] & 0xc0) == 0x80 && (s[2] & 0xc0) == 0x80) {
+		*cp = ((uint32_t)(s[0] & 0x0f) << 12) | ((uint32_t)(s[1] & 0x3f) << 6) | (s[2] & 0x3f);
+		return 3;
+	}
+	if ((s[0] & 0xf8) == 0xf0 && (s[1] & 0xc0) == 0x80 && (s[2] & 0xc0) == 0x80 &&
+	    (s[3] & 0xc0) == 0x80) {
+		*cp = ((uint32_t)(s[0] & 0x07) << 18) | ((uint32_t)(s[1] & 0x3f) << 12) |
+		      ((uint32_t)(s[2] & 0x3f) << 6) | (s[3] & 0x3f);
+		return 4;
+	}
+	*cp = 0xfffd;
+	return 1;
+}
+
+void agc_claude_project_key(const char *cwd, char *out, size_t n)
+{
+	const unsigned char *s = (const unsigned char *)cwd;
+	size_t units = 0, o = 0;
+	int32_t h = 0;
+
+	while (*s) {
+		uint32_t cp;
+		size_t used = utf8_next(s, &cp);
+		uint16_t u[2];
+		int nu = 1, k;
+
+		if (cp >= 0x10000) {
+			cp -= 0x10000;
+			u[0] = (uint16_t)(0xd800 + (cp >> 10));
+			u[1] = (uint16_t)(0xdc00 + (cp & 0x3ff));
+			nu = 2;
+		} else {
+			u[0] = (uint16_t)cp;
+		}
+		for (k = 0; k < nu; k++) {
+			char c = (u[k] < 128 && ((u[k] >= 'a' && u[k] <= 'z') || (u[k] >= 'A' && u[k] <= 'Z') ||
+						 (u[k] >= '0' && u[k] <= '9')))
+					 ? (char)u[k]
+					 : '-';
+
+			/* Java String.hashCode, wrapped to signed 32 bits */
+			h = (int32_t)((uint32_t)h * 31u + u[k]);
+			if (units < 200 && o + 1 < n)
+				out[o++] = c;
+			units++;
+		}
+		s += used;
+	}
+	out[o] = '\0';
+	if (units > 200) {
+		uint64_t v = h < 0 ? (uint64_t)(-(int64_t)h) : (uint64_t)h;
+		char b36[16];
+		int bl = 0;
+
+		do {
+			int d = (int)(v % 36);
+
+			b36[bl++] = (char)(d < 10 ? '0' + d : 'a' + d - 10);
+			v /= 36;
+		} while (v);
+		if (o + 1 < n)
+			out[o++] = '-';
+		while (bl && o + 1 < n)
+			out[o++] = b36[--bl];
+		out[o] = '\0';
+	}
+}
+
+/* ---- the registry ------------------------------------------------------------------------ */
+
+static bool ci_contains(const char *hay, size_t len, const char *needle)
+{
+	size_t nl = strlen(needle), i;
+
+	if (nl == 0 || len < nl)
+		return false;
+	for (i = 0; i + nl <= len; i++)
+		if (strncasecmp(hay + i, needle, nl) == 0)
+			return true;
+	return false;
+}
+
+static void host_pid_domain(char *out, size_t n)
+{
+	char mid[128] = "", ns[128] = "";
+	FILE *f = fopen("/etc/machine-id", "re");
+	ssize_t l;
+
+	if (f) {
+		if (fgets(mid, sizeof(mid), f))
+			mid[strcspn(mid, "\r\n")] = '\0';
+		fclose(f);
+	}
+	l = readlink("/proc/self/ns/pid", ns, sizeof(ns) - 1);
+	if (l > 0)
+		ns[l] = '\0';
+	snprintf(out, n, "linux:%s:%s", mid, ns);
+}
+
+agc_claude_reg agc_claude_registry_judge(const char *procroot, pid_t pid, const char *text,
+					 size_t len, const char *id)
+{
+	json_t *j = agc_json_parse(text, len);
+	const char *sid, *dom;
+	json_t *ps, *sa;
+	agc_claude_reg res = AGC_CLAUDE_REG_LIVE;
+	agc_proc st;
+
+	if (!j) {
+		/* Unparseable (NaN and overflowing numbers are not JSON): it names the session if
+		 * its text does; a dead pid is stale whatever the file says. */
+		if (!ci_contains(text, len, id))
+			return AGC_CLAUDE_REG_OTHER;
+		return agc_proc_alive(pid) ? AGC_CLAUDE_REG_LIVE : AGC_CLAUDE_REG_STALE;
+	}
+	sid = agc_json_str(j, "sessionId");
+	if (!sid || strcasecmp(sid, id) != 0) {
+		res = AGC_CLAUDE_REG_OTHER;
+		goto out;
+	}
+	if (!agc_proc_alive(pid)) {
+		res = AGC_CLAUDE_REG_STALE;
+		goto out;
+	}
+	dom = agc_json_str(j, "pidDomain");
+	if (dom) {
+		char mine[300];
+
+		host_pid_domain(mine, sizeof(mine));
+		/* Another pid namespace or machine: its pid cannot be checked from here. */
+		if (strcmp(dom, mine) != 0)
+			goto out;
+	}
+	if (agc_proc_stat(procroot, pid, &st) != 0)
+		goto out; /* alive but unreadable: cannot check, live */
+	ps = json_object_get(j, "procStart");
+	if (json_is_string(ps) || json_is_integer(ps)) {
+		char want[32];
+		char *end;
+		unsigned long long v;
+
+		if (json_is_integer(ps)) {
+			snprintf(want, sizeof(want), "%lld", (long long)json_integer_value(ps));
+		} else {
+			snprintf(want, sizeof(want), "%s", json_string_value(ps));
+		}
+		errno = 0;
+		v = strtoull(want, &end, 10);
+		if (errno || end == want || *end != '\0')
+			goto out; /* not a tick count (macOS date text): cannot check here, live */
+		res = v == st.start ? AGC_CLAUDE_REG_LIVE : AGC_CLAUDE_REG_STALE;
+		goto out;
+	}
+	sa = json_object_get(j, "startedAt");
+	if (json_is_number(sa)) {
+		double ms = json_number_value(sa);
+		int64_t boot;
+		long hz = agc_proc_ticks_per_sec();
+
+		/* Only a finite positive number can be checked; anything else counts as live. */
+		if (isfinite(ms) && ms > 0 && ms < 1e15 && hz > 0 && agc_proc_boot_ms(procroot, &boot) == 0) {
+			double started = (double)boot + (double)st.start * 1000.0 / (double)hz;
+
+			res = fabs(ms - started) <= STARTED_AT_TOLERANCE_MS ? AGC_CLAUDE_REG_LIVE
+									      : AGC_CLAUDE_REG_STALE;
+		}
+	}
+out:
+	json_decref(j);
+	return res;
+}
+
+/* Command line of a pid for a holder entry. */
+static char *pid_command(const char *procroot, pid_t pid)
+{
+	agc_buf b = AGC_BUF_INIT;
+	size_t i;
+
+	if (agc_proc_argv(procroot, pid, 4096, &b) != 0) {
+		agc_buf_release(&b);
+		return NULL;
+	}
+	for (i = 0; i < b.len; i++)
+		if (b.ptr[i] == '\0')
+			b.ptr[i] = ' ';
+		else if ((unsigned char)b.ptr[i] < 0x20)
+			b.ptr[i] = '?';
+	while (b.len && b.ptr[b.len - 1] == ' ')
+		b.ptr[--b.len] = '\0';
+	return agc_buf_detach(&b, NULL);
+}
+
+static bool is_pid_json(const char *name, pid_t *pid)
+{
+	const char *p = name;
+	long long v = 0;
+
+	if (*p < '1' || *p > '9')
+		return false;
+	while (*p >= '0' && *p <= '9') {
+		v = v * 10 + (*p - '0');
+		if (v > 0x7fffffff)
+			return false;
+		p++;
+	}
+	if (strcmp(p, ".json") != 0)
+		return false;
+	*pid = (pid_t)v;
+	return true;
+}
+
+/* Enumerate a dir beneath a root (looking through links read-only: discovery only). */
+static DIR *open_dir_at(int rootfd, const char *rel)
+{
+	int fd = openat(rootfd, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d;
+
+	if (fd < 0)
+		return NULL;
+	d = fdopendir(fd);
+	if (!d)
+		close(fd);
+	return d;
+}
+
+/* The registry: live entries naming the session are holders; stale ones go with it, with the
+ * files Claude keys by the same pid. */
+static int discover_registry(agc_plan *p, int cfg, const char *id)
+{
+	DIR *d = open_dir_at(cfg, "sessions");
+	struct dirent *e;
+	agc_buf text = AGC_BUF_INIT_MAX(REGISTRY_MAX + 1);
+	size_t seen = 0;
+	int rc = 0;
+
+	if (!d)
+		return 0;
+	while ((e = readdir(d)) && seen++ < DIR_ENTRIES_MAX) {
+		pid_t pid;
+		char rel[300];
+		agc_claude_reg j;
+		int rrc;
+
+		if (!is_pid_json(e->d_name, &pid))
+			continue;
+		snprintf(rel, sizeof(rel), "sessions/%s", e->d_name);
+		rrc = agc_read_at(dirfd(d), e->d_name, REGISTRY_MAX, &text);
+		if (rrc == AGC_ENOTFOUND)
+			continue;
+		if (rrc < 0) {
+			/* Too big or unreadable: if its pid runs, nothing here may be assumed dead. */
+			agc_buf_clear(&text);
+		}
+		j = agc_claude_registry_judge(p->ctx->procroot, pid, agc_buf_cstr(&text), text.len, id);
+		if (j == AGC_CLAUDE_REG_LIVE) {
+			char *cmd = pid_command(p->ctx->procroot, pid);
+
+			rc = agc_holders_add(&p->holders, pid, AGC_WHY_REGISTRY, cmd ? cmd : "", rel, 0);
+			free(cmd);
+			p->meta.live = true;
+		} else if (j == AGC_CLAUDE_REG_STALE) {
+			DIR *d2;
+			struct dirent *e2;
+			char prefix[32];
+			size_t pl;
+
+			if (agc_plan_add_art(p, R_CONFIG, rel, id, 0, NULL) < 0)
+				rc = -1;
+			pl = (size_t)snprintf(prefix, sizeof(prefix), "%ld.", (long)pid);
+			d2 = open_dir_at(cfg, "sessions");
+			while (d2 && (e2 = readdir(d2))) {
+				size_t nl = strlen(e2->d_name);
+
+				if (strncmp(e2->d_name, prefix, pl) == 0 && nl == pl + 64 + 4 &&
+				    strcmp(e2->d_name + nl - 4, ".key") == 0) {
+					snprintf(rel, sizeof(rel), "sessions/%s", e2->d_name);
+					agc_plan_add_art(p, R_CONFIG, rel, id, 0, NULL);
+				}
+			}
+			if (d2)
+				closedir(d2);
+			snprintf(rel, sizeof(rel), "cc-socks/%ld.sock", (long)pid);
+			agc_plan_add_art(p, R_TEMP, rel, id, AGC_ART_NO_GATE, NULL);
+		}
+		if (rc < 0)
+			break;
+	}
+	closedir(d);
+	agc_buf_release(&text);
+	return rc;
+}
+
+/* ---- transcripts --------------------------------------------------------------------------- */
+
+typedef struct head {
+	char *cwd;
+	char *title;
+	int64_t created_ms;
+} head;
+
+static void head_release(head *h)
+{
+	free(h->cwd);
+	free(h->title);
+	memset(h, 0, sizeof(*h));
+}
+
+/* A one-line title from a prompt: first line, control bytes dropped, at most 80 bytes. */
+static char *make_title(const char *s)
+{
+	char buf[100];
+	size_t o = 0;
+
+	while (*s == ' ' || *s == '\n' || *s == '\t')
+		s++;
+	for (; *s && *s != '\n' && o < 80; s++)
+		buf[o++] = (unsigned char)*s < 0x20 ? ' ' : *s;
+	/* do not cut a UTF-8 sequence */
+	while (o && ((unsigned char)buf[o - 1] & 0xc0) == 0x80 && (unsigned char)*s >= 0x80 &&
+	       ((unsigned char)*s & 0xc0) == 0x80)
+		o--;
+	while (o && ((unsigned char)buf[o - 1] & 0xc0) == 0xc0)
+		o--;
+	buf[o] = '\0';
+	return o ? agc_strdup(buf) : NULL;
+}
+
+static const char *prompt_text(const json_t *msg)
+{
+	json_t *c = json_object_get(msg, "content");
+	size_t i;
+	json_t *el;
+
+	if (json_is_string(c))
+		return json_string_value(c);
+	if (json_is_array(c))
+		json_array_foreach(c, i, el)
+		{
+			const char *t = agc_json_str(el, "type");
+
+			if (t && strcmp(t, "text") == 0 && agc_json_str(el, "text"))
+				return agc_json_str(el, "text");
+		}
+	return NULL;
+}
+
+/* Read title, cwd and creation time from the first lines of a transcript, never the whole. */
+static void read_head(int dirfd_, const char *name, head *h)
+{
+	int fd = openat(dirfd_, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	agc_lines lr;
+	const char *line;
+	size_t len;
+	bool toolong;
+	int n = 0;
+	char *custom = NULL;
+
+	memset(h, 0, sizeof(*h));
+	if (fd < 0)
+		return;
+	agc_lines_init(&lr, fd, 256 * 1024);
+	while (n++ < HEAD_LINES && lr.offset < HEAD_BYTES && agc_lines_next(&lr, &line, &len, &toolong) == 1) {
+		json_t *j;
+		const char *t, *v;
+
+		if (toolong || !len)
+			continue;
+		j = agc_json_parse(line, len);
+		if (!j)
+			continue;
+		if (!h->cwd && (v = agc_json_str(j, "cwd")))
+			h->cwd = agc_strdup(v);
+		if (!h->created_ms && (v = agc_json_str(j, "timestamp")))
+			agc_time_parse_iso(v, &h->created_ms);
+		t = agc_json_str(j, "type");
+		if (t && !custom && strcmp(t, "custom-title") == 0 &&
+		    ((v = agc_json_str(j, "customTitle")) || (v = agc_json_str(j, "title"))))
+			custom = make_title(v);
+		if (t && !h->title && strcmp(t, "summary") == 0 && (v = agc_json_str(j, "summary")))
+			h->title = make_title(v);
+		if (t && !h->title && strcmp(t, "user") == 0 && !json_is_true(json_object_get(j, "isMeta")) &&
+		    !json_is_true(json_object_get(j, "isSidechain"))) {
+			const char *pt = prompt_text(json_object_get(j, "message"));
+
+			if (pt)
+				h->title = make_title(pt);
+		}
+		json_decref(j);
+		if (h->cwd && h->title && h->created_ms && custom)
+			break;
+	}
+	if (custom) {
+		free(h->title);
+		h->title = custom;
+	}
+	agc_lines_release(&lr);
+	close(fd);
+}
+
+/* ---- history.jsonl ----------------------------------------------------------------------- */
+
+static bool ci_find(const char *hay, size_t len, const char *needle, size_t nl)
+{
+	size_t i;
+
+	if (len < nl)
+		return false;
+	for (i = 0; i + nl <= len; i++)
+		if ((hay[i] | 0x20) == (needle[0] | 0x20) && strncasecmp(hay + i, needle, nl) == 0)
+			return true;
+	return false;
+}
+
+/* A history line belongs to the session when its sessionId is one of ids (any case). A line
+ * that does not parse never matches: malformed input never widens a deletion (R8). */
+static bool history_match(const char *line, size_t len, char *const *ids, size_t n_ids)
+{
+	json_t *j;
+	const char *sid;
+	size_t i;
+	bool hit = false;
+
+	for (i = 0; i < n_ids && !hit; i++)
+		hit = ci_find(line, len, ids[i], strlen(ids[i]));
+	if (!hit)
+		return false;
+	j = agc_json_parse(line, len);
+	if (!j)
+		return false;
+	sid = agc_json_str(j, "sessionId");
+	hit = false;
+	for (i = 0; sid && i < n_ids && !hit; i++)
+		hit = strcasecmp(sid, ids[i]) == 0;
+	json_decref(j);
+	return hit;
+}
+
+static bool paste_hash_ok(const char *h)
+{
+	size_t n = strlen(h), i;
+
+	if (n < 8 || n > 64)
+		return false;
+	for (i = 0; i < n; i++)
+		if (!((h[i] >= '0' && h[i] <= '9') || (h[i] >= 'a' && h[i] <= 'f')))
+			return false;
+	return true;
+}
+
+typedef struct strset {
+	char **v;
+	size_t n, cap;
+} strset;
+
+static void strset_release(strset *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		free(s->v[i]);
+	free(s->v);
+	memset(s, 0, sizeof(*s));
+}
+
+static int strset_add(strset *s, const char *v)
+{
+	char **slot;
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		if (strcmp(s->v[i], v) == 0)
+			return 0;
+	slot = AGC_ARRAY_PUSH(s, 100000);
+	if (!slot)
+		return -1;
+	*slot = agc_strdup(v);
+	return *slot ? 0 : -1;
+}
+
+/* Count the session's history lines and find the paste-cache files that only they reference. */
+static int discover_history(agc_plan *p, int cfg)
+{
+	agc_buf in = AGC_BUF_INIT_MAX((size_t)1 << 30);
+	agc_lineset *ls;
+	strset hashes = {0};
+	struct stat st;
+	const char *s, *end;
+	size_t i;
+	int rc;
+
+	if (fstatat(cfg, "history.jsonl", &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return 0;
+	ls = AGC_ARRAY_PUSH(&p->lines, 16);
+	if (!ls)
+		return -1;
+	ls->root = R_CONFIG;
+	ls->rel = agc_strdup("history.jsonl");
+	ls->lock = AGC_LOCK_MKDIR_10S;
+	ls->match = history_match;
+	ls->dev = st.st_dev;
+	ls->ino = st.st_ino;
+	if (!ls->rel)
+		return -1;
+	rc = agc_read_at(cfg, "history.jsonl", (size_t)1 << 30, &in);
+	if (rc < 0) {
+		char *why = agc_strfmt("error: %s", agc_error_last());
+
+		agc_plan_add_note(p, "history.jsonl", why ? why : "error");
+		free(why);
+		agc_buf_release(&in);
+		return 0;
+	}
+	s = agc_buf_cstr(&in);
+	end = s + in.len;
+	/* Pass 1: the session's lines and the paste hashes they reference. */
+	while (s < end) {
+		const char *nl = memchr(s, '\n', (size_t)(end - s));
+		size_t len = nl ? (size_t)(nl - s) : (size_t)(end - s);
+
+		if (len <= AGC_LINE_MAX && history_match(s, len, p->ids.v, p->ids.n)) {
+			json_t *j = agc_json_parse(s, len);
+			json_t *pc = json_object_get(j, "pastedContents"), *v;
+			const char *k;
+
+			ls->count++;
+			ls->bytes += len + (nl ? 1 : 0);
+			json_object_foreach(pc, k, v)
+			{
+				const char *h = agc_json_str(v, "contentHash");
+
+				if (h && paste_hash_ok(h))
+					strset_add(&hashes, h);
+			}
+			json_decref(j);
+		}
+		s += len + (nl ? 1 : 0);
+	}
+	/* Pass 2: a paste file any other line mentions stays (content-addressed, shared). */
+	s = agc_buf_cstr(&in);
+	while (s < end && hashes.n) {
+		const char *nl = memchr(s, '\n', (size_t)(end - s));
+		size_t len = nl ? (size_t)(nl - s) : (size_t)(end - s);
+
+		if (!(len <= AGC_LINE_MAX && history_match(s, len, p->ids.v, p->ids.n))) {
+			for (i = 0; i < hashes.n; i++) {
+				if (ci_find(s, len, hashes.v[i], strlen(hashes.v[i]))) {
+					free(hashes.v[i]);
+					hashes.v[i] = hashes.v[--hashes.n];
+					i--;
+				}
+			}
+		}
+		s += len + (nl ? 1 : 0);
+	}
+	for (i = 0; i < hashes.n; i++) {
+		char rel[128];
+
+		snprintf(rel, sizeof(rel), "paste-cache/%s.txt", hashes.v[i]);
+		if (agc_plan_add_art(p, R_CONFIG, rel, p->id, 0, NULL) < 0) {
+			strset_release(&hashes);
+			agc_buf_release(&in);
+			return -1;
+		}
+	}
+	strset_release(&hashes);
+	agc_buf_release(&in);
+	return 0;
+}
+
+/* ---- discovery ----------------------------------------------------------------------------- */
+
+/* Files in dir whose names start with prefix (and end with suffix, when given). */
+static int add_prefixed(agc_plan *p, size_t root, int rootfd, const char *dir, const char *prefix,
+			const char *suffix, unsigned flags)
+{
+	DIR *d = open_dir_at(rootfd, dir);
+	struct dirent *e;
+	size_t pl = strlen(prefix), sl = suffix ? strlen(suffix) : 0, seen = 0;
+	char rel[4096];
+	int rc = 0;
+
+	if (!d)
+		return 0;
+	while ((e = readdir(d)) && seen++ < DIR_ENTRIES_MAX) {
+		size_t nl = strlen(e->d_name);
+
+		if (nl <= pl + sl || strncmp(e->d_name, prefix, pl) != 0)
+			continue;
+		if (sl && strcmp(e->d_name + nl - sl, suffix) != 0)
+			continue;
+		if ((size_t)snprintf(rel, sizeof(rel), "%s/%s", dir, e->d_name) >= sizeof(rel))
+			continue;
+		if (agc_plan_add_art(p, root, rel, p->id, flags, NULL) < 0) {
+			rc = -1;
+			break;
+		}
+	}
+	closedir(d);
+	return rc;
+}
+
+static int discover_projects(agc_plan *p, int cfg, const char *id)
+{
+	static const char *const side[] = {".ccr-tip.json", ".precompact.json", ".desktop-released.json"};
+	DIR *d = open_dir_at(cfg, "projects");
+	struct dirent *e;
+	size_t seen = 0, i;
+	char rel[4096], prefix[128];
+	struct stat st;
+	int rc = 0;
+
+	if (!d)
+		return 0;
+	while ((e = readdir(d)) && seen++ < DIR_ENTRIES_MAX) {
+		bool has = false;
+		int got;
+
+		if (e->d_name[0] == '.' || !agc_id_path_safe(e->d_name))
+			continue;
+		/* The transcript is the record discovery keys on: it goes last (R6). */
+		snprintf(rel, sizeof(rel), "projects/%s/%s.jsonl", e->d_name, id);
+		got = agc_plan_add_art(p, R_CONFIG, rel, id, AGC_ART_RECORD, NULL);
+		if (got < 0)
+			goto fail;
+		if (got > 0) {
+			has = true;
+			if (!p->meta.project) {
+				head h;
+				int pfd = openat(cfg, "projects", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+				if (pfd >= 0) {
+					char name[200];
+
+					snprintf(name, sizeof(name), "%s/%s.jsonl", e->d_name, id);
+					read_head(pfd, name, &h);
+					close(pfd);
+					p->meta.project = h.cwd;
+					p->meta.title = h.title;
+					p->meta.created_ms = h.created_ms;
+					h.cwd = h.title = NULL;
+					head_release(&h);
+				}
+			}
+		}
+		snprintf(rel, sizeof(rel), "projects/%s/%s", e->d_name, id);
+		got = agc_plan_add_art(p, R_CONFIG, rel, id, 0, NULL);
+		if (got < 0)
+			goto fail;
+		has |= got > 0;
+		for (i = 0; i < sizeof(side) / sizeof(side[0]); i++) {
+			snprintf(rel, sizeof(rel), "projects/%s/%s%s", e->d_name, id, side[i]);
+			if (agc_plan_add_art(p, R_CONFIG, rel, id, 0, NULL) < 0)
+				goto fail;
+		}
+		if (has) {
+			snprintf(rel, sizeof(rel), "projects/%s", e->d_name);
+			snprintf(prefix, sizeof(prefix), "%s.jsonl.compact.tmp.", id);
+			if (add_prefixed(p, R_CONFIG, cfg, rel, prefix, NULL, 0) < 0)
+				goto fail;
+			snprintf(prefix, sizeof(prefix), "%s.jsonl.superseded-", id);
+			if (add_prefixed(p, R_CONFIG, cfg, rel, prefix, NULL, 0) < 0)
+				goto fail;
+		}
+	}
+	closedir(d);
+	(void)st;
+	return rc;
+fail:
+	closedir(d);
+	return -1;
+}
+
+static int discover_temp(agc_plan *p, int tmp, uid_t uid, const char *id)
+{
+	char top[64], rel[4096], scratch[13];
+	DIR *d;
+	struct dirent *e;
+	size_t seen = 0;
+
+	snprintf(top, sizeof(top), "claude-%lu", (unsigned long)uid);
+	d = open_dir_at(tmp, top);
+	if (!d)
+		return 0;
+	/* Every key dir of the temp root: a symlinked one is looked through (read-only) so that
+	 * what lies behind it is found and reported, never removed (R2). */
+	while ((e = readdir(d)) && seen++ < DIR_ENTRIES_MAX) {
+		if (e->d_name[0] == '.' || !agc_id_path_safe(e->d_name))
+			continue;
+		snprintf(rel, sizeof(rel), "%s/%s/%s", top, e->d_name, id);
+		if (agc_plan_add_art(p, R_TEMP, rel, id, 0, NULL) < 0) {
+			closedir(d);
+			return -1;
+		}
+	}
+	closedir(d);
+	agc_claude_scratch_name(id, scratch);
+	snprintf(rel, sizeof(rel), "%s/s/%s", top, scratch);
+	return agc_plan_add_art(p, R_TEMP, rel, id, 0, NULL) < 0 ? -1 : 0;
+}
+
+static int claude_discover(agc_plan *p)
+{
+	const char *id = p->id;
+	int cfg = agc_plan_rootfd(p, R_CONFIG), tmp = agc_plan_rootfd(p, R_TEMP);
+	char rel[256], target[512], prefix[128];
+	ssize_t tl;
+
+	if (cfg >= 0) {
+		static const char *const dirs[] = {"file-history", "session-env", "tasks", "image-cache", "uploads"};
+		size_t i;
+
+		if (discover_projects(p, cfg, id) < 0)
+			return -1;
+		for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+			snprintf(rel, sizeof(rel), "%s/%s", dirs[i], id);
+			if (agc_plan_add_art(p, R_CONFIG, rel, id, 0, NULL) < 0)
+				return -1;
+		}
+		/* Background jobs: state.json goes last, so a half-removed job still reads as one. */
+		snprintf(rel, sizeof(rel), "jobs/%s", id);
+		if (agc_plan_add_art(p, R_CONFIG, rel, id, 0, "state.json") < 0)
+			return -1;
+		snprintf(rel, sizeof(rel), "debug/%s.txt", id);
+		if (agc_plan_add_art(p, R_CONFIG, rel, id, 0, NULL) < 0)
+			return -1;
+		/* debug/latest goes when it points at this session's log. */
+		tl = readlinkat(cfg, "debug/latest", target, sizeof(target) - 1);
+		if (tl > 0) {
+			const char *base;
+
+			target[tl] = '\0';
+			base = strrchr(target, '/');
+			base = base ? base + 1 : target;
+			snprintf(prefix, sizeof(prefix), "%s.txt", id);
+			if (strcmp(base, prefix) == 0 &&
+			    agc_plan_add_art(p, R_CONFIG, "debug/latest", id, AGC_ART_NO_GATE, NULL) < 0)
+				return -1;
+		}
+		snprintf(prefix, sizeof(prefix), "%s-agent-", id);
+		if (add_prefixed(p, R_CONFIG, cfg, "todos", prefix, ".json", 0) < 0)
+			return -1;
+		snprintf(prefix, sizeof(prefix), "1p_failed_events.%s.", id);
+		if (add_prefixed(p, R_CONFIG, cfg, "telemetry", prefix, NULL, 0) < 0)
+			return -1;
+		if (discover_registry(p, cfg, id) < 0)
+			return -1;
+		if (discover_history(p, cfg) < 0)
+			return -1;
+	}
+	if (tmp >= 0 && discover_temp(p, tmp, p->ctx->home_uid, id) < 0)
+		return -1;
+	return 0;
+}
+
+/* ---- listing ------------------------------------------------------------------------------- */
+
+typedef struct row {
+	char id[AGC_UUID_LEN + 1];
+	char *project;
+	char *title;
+	int64_t created_ms, updated_ms;
+	uint64_t bytes;
+	bool live;
+	char *parent; /* sub-agents */
+} row;
+
+typedef struct rows {
+	row *v;
+	size_t n, cap;
+	uint32_t *slots; /* open addressing: index + 1, 0 = empty */
+	size_t nslots;
+} rows;
+
+static uint32_t hash_id(const char *id)
+{
+	uint32_t h = 2166136261u;
+
+	while (*id)
+		h = (h ^ (uint8_t)*id++) * 16777619u;
+	return h;
+}
+
+static row *rows_find(rows *r, const char *id)
+{
+	size_t i;
+
+	if (!r->nslots)
+		return NULL;
+	for (i = hash_id(id) & (r->nslots - 1); r->slots[i]; i = (i + 1) & (r->nslots - 1))
+		if (strcmp(r->v[r->slots[i] - 1].id, id) == 0)
+			return &r->v[r->slots[i] - 1];
+	return NULL;
+}
+
+static int rows_index(rows *r)
+{
+	size_t i, j;
+
+	free(r->slots);
+	r->nslots = 16;
+	while (r->nslots < r->n * 2)
+		r->nslots *= 2;
+	r->slots = calloc(r->nslots, sizeof(*r->slots));
+	if (!r->slots)
+		return agc_error_oom();
+	for (i = 0; i < r->n; i++) {
+		if (r->v[i].parent)
+			continue;
+		for (j = hash_id(r->v[i].id) & (r->nslots - 1); r->slots[j]; j = (j + 1) & (r->nslots - 1))
+			;
+		r->slots[j] = (uint32_t)i + 1;
+	}
+	return 0;
+}
+
+static int64_t ms_of(const struct timespec *ts)
+{
+	return (int64_t)ts->tv_sec * 1000 + ts->tv_nsec / 1000000;
+}
+
+/* Add the size and mtime of rel to the row of the session whose id is the uuid at the start
+ * of name. */
+static void charge(rows *r, int rootfd, const char *rel, const char *name, bool is_dir)
+{
+	char id[AGC_UUID_LEN + 1];
+	row *w;
+	uint64_t bytes = 0;
+	int64_t mt = 0;
+
+	if (strlen(name) < AGC_UUID_LEN || !agc_id_is_uuid(name, AGC_UUID_LEN))
+		return;
+	memcpy(id, name, AGC_UUID_LEN);
+	id[AGC_UUID_LEN] = '\0';
+	w = rows_find(r, id);
+	if (!w)
+		return;
+	if (is_dir) {
+		if (agc_remove_measure(rootfd, rel, 1000000, &bytes, &mt) != 0)
+			return;
+	} else {
+		struct stat st;
+
+		if (fstatat(rootfd, rel, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			return;
+		bytes = S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
+		mt = ms_of(&st.st_mtim);
+	}
+	w->bytes += bytes;
+	if (mt > w->updated_ms)
+		w->updated_ms = mt;
+}
+
+/* Charge every entry of dir (files and dirs keyed by a leading uuid). */
+static void charge_dir(rows *r, int rootfd, const char *dir)
+{
+	DIR *d = open_dir_at(rootfd, dir);
+	struct dirent *e;
+	char rel[4096];
+	size_t seen = 0;
+
+	if (!d)
+		return;
+	while ((e = readdir(d)) && seen++ < DIR_ENTRIES_MAX) {
+		const char *name = e->d_name;
+
+		if (name[0] == '.')
+			continue;
+		if (strncmp(name, "1p_failed_events.", 17) == 0)
+			name += 17;
+		if (!agc_id_is_uuid(name, strlen(name) < AGC_UUID_LEN ? 0 : AGC_UUID_LEN))
+			continue;
+		snprintf(rel, sizeof(rel), "%s/%s", dir, e->d_name);
+		charge(r, rootfd, rel, name, e->d_type == DT_DIR);
+	}
+	closedir(d);
+}
+
+static int list_subagents(rows *r, int cfg, const char *projdir, const char *parent, const char *project)
+{
+	char rel[4096];
+	DIR *d;
+	struct dirent *e;
+
+	snprintf(rel, sizeof(rel), "projects/%s/%s/subagents", projdir, parent);
+	d = open_dir_at(cfg, rel);
+	if (!d)
+		return 0;
+	while ((e = readdir(d))) {
+		size_t nl = strlen(e->d_name);
+		row *w;
+		struct stat st;
+
+		if (nl < 7 || strncmp(e->d_name, "agent-", 6) != 0 || strcmp(e->d_name + nl - 6, ".jsonl") != 0)
+			continue;
+		if (nl - 12 > AGC_UUID_LEN)
+			continue;
+		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			continue;
+		w = AGC_ARRAY_PUSH(r, (size_t)1 << 26);
+		if (!w)
+			break;
+		memcpy(w->id, e->d_name + 6, nl - 12);
+		w->id[nl - 12] = '\0';
+		w->parent = agc_strdup(parent);
+		w->project = project ? agc_strdup(project) : NULL;
+		w->bytes = (uint64_t)st.st_size;
+		w->updated_ms = ms_of(&st.st_mtim);
+		w->created_ms = w->updated_ms;
+	}
+	closedir(d);
+	return 0;
+}
+
+static int list_projects(rows *r, int cfg, bool children)
+{
+	DIR *d = open_dir_at(cfg, "projects");
+	struct dirent *e;
+	size_t seen = 0;
+
+	if (!d)
+		return 0;
+	while ((e = readdir(d)) && seen++ < DIR_ENTRIES_MAX) {
+		DIR *pd;
+		struct dirent *f;
+		char rel[4096];
+
+		if (e->d_name[0] == '.' || !agc_id_path_safe(e->d_name))
+			continue;
+		snprintf(rel, sizeof(rel), "projects/%s", e->d_name);
+		pd = open_dir_at(cfg, rel);
+		if (!pd)
+			continue;
+		while ((f = readdir(pd))) {
+			size_t nl = strlen(f->d_name);
+			struct stat st;
+			head h;
+			row *w;
+			size_t before;
+
+			if (nl != AGC_UUID_LEN + 6 || strcmp(f->d_name + AGC_UUID_LEN, ".jsonl") != 0 ||
+			    !agc_id_is_uuid(f->d_name, AGC_UUID_LEN))
+				continue;
+			if (fstatat(dirfd(pd), f->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
+				continue;
+			read_head(dirfd(pd), f->d_name, &h);
+			w = AGC_ARRAY_PUSH(r, (size_t)1 << 26);
+			if (!w) {
+				head_release(&h);
+				closedir(pd);
+				closedir(d);
+				return -1;
+			}
+			memcpy(w->id, f->d_name, AGC_UUID_LEN);
+			w->id[AGC_UUID_LEN] = '\0';
+			w->project = h.cwd;
+			w->title = h.title;
+			w->created_ms = h.created_ms ? h.created_ms : ms_of(&st.st_mtim);
+			w->updated_ms = ms_of(&st.st_mtim);
+			w->bytes = (uint64_t)st.st_size;
+			before = r->n;
+			/* the session's own dir (sub-agents, tool results) */
+			{
+				char sub[4096];
+				uint64_t b;
+				int64_t mt;
+				struct stat sst;
+
+				snprintf(sub, sizeof(sub), "projects/%s/%s", e->d_name, r->v[before - 1].id);
+				if (fstatat(dirfd(pd), r->v[before - 1].id, &sst, AT_SYMLINK_NOFOLLOW) == 0 &&
+				    S_ISDIR(sst.st_mode) && agc_remove_measure(cfg, sub, 1000000, &b, &mt) == 0) {
+					r->v[before - 1].bytes += b;
+					if (mt > r->v[before - 1].updated_ms)
+						r->v[before - 1].updated_ms = mt;
+					if (children) {
+						char pid_[AGC_UUID_LEN + 1];
+
+						memcpy(pid_, r->v[before - 1].id, sizeof(pid_));
+						list_subagents(r, cfg, e->d_name, pid_, r->v[before - 1].project);
+					}
+				}
+			}
+		}
+		closedir(pd);
+	}
+	closedir(d);
+	return 0;
+}
+
+static void mark_live(rows *r, agc_ctx *ctx, int cfg)
+{
+	DIR *d = open_dir_at(cfg, "sessions");
+	struct dirent *e;
+	agc_buf text = AGC_BUF_INIT_MAX(REGISTRY_MAX + 1);
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		pid_t pid;
+		json_t *j;
+		const char *sid;
+		char id[AGC_ID_MAX];
+		row *w;
+
+		if (!is_pid_json(e->d_name, &pid) || !agc_proc_alive(pid))
+			continue;
+		if (agc_read_at(dirfd(d), e->d_name, REGISTRY_MAX, &text) != 0)
+			continue;
+		j = agc_json_parse(text.ptr, text.len);
+		sid = agc_json_str(j, "sessionId");
+		if (sid && agc_id_uuid(sid, id) == 0 && (w = rows_find(r, id)) &&
+		    agc_claude_registry_judge(ctx->procroot, pid, text.ptr, text.len, id) == AGC_CLAUDE_REG_LIVE)
+			w->live = true;
+		json_decref(j);
+	}
+	closedir(d);
+	agc_buf_release(&text);
+}
+
+static int claude_list(agc_ctx *ctx, const agc_rootset *rs, const agc_ls_opts *opts, agc_ls_sink *sink)
+{
+	static const char *const side[] = {"file-history", "session-env", "tasks", "image-cache",
+					   "uploads", "jobs", "debug", "todos", "telemetry"};
+	rows r = {0};
+	int cfg = rs->v[R_CONFIG].exists ? agc_walk_open_root(rs->v[R_CONFIG].real) : -1;
+	int tmp = rs->v[R_TEMP].exists ? agc_walk_open_root(rs->v[R_TEMP].real) : -1;
+	size_t i;
+	int rc = 0;
+
+	if (cfg < 0)
+		goto out;
+	if (list_projects(&r, cfg, opts && opts->children) < 0) {
+		rc = -1;
+		goto out;
+	}
+	if (rows_index(&r) < 0) {
+		rc = -1;
+		goto out;
+	}
+	for (i = 0; i < sizeof(side) / sizeof(side[0]); i++)
+		charge_dir(&r, cfg, side[i]);
+	if (tmp >= 0) {
+		char top[64];
+		DIR *d;
+		struct dirent *e;
+
+		snprintf(top, sizeof(top), "claude-%lu", (unsigned long)ctx->home_uid);
+		d = open_dir_at(tmp, top);
+		while (d && (e = readdir(d))) {
+			char rel[4096];
+
+			if (e->d_name[0] == '.' || strcmp(e->d_name, "s") == 0)
+				continue;
+			snprintf(rel, sizeof(rel), "%s/%s", top, e->d_name);
+			charge_dir(&r, tmp, rel);
+		}
+		if (d)
+			closedir(d);
+	}
+	mark_live(&r, ctx, cfg);
+	for (i = 0; i < r.n; i++) {
+		agc_session_info info = {
+			.agent = "claude",
+			.id = r.v[i].id,
+			.parent = r.v[i].parent,
+			.project = r.v[i].project,
+			.title = r.v[i].title,
+			.created_ms = r.v[i].created_ms,
+			.updated_ms = r.v[i].updated_ms,
+			.bytes = r.v[i].bytes,
+			.live = r.v[i].live,
+		};
+
+		if (sink->add(sink, &info) < 0) {
+			rc = -1;
+			break;
+		}
+	}
+out:
+	for (i = 0; i < r.n; i++) {
+		free(r.v[i].project);
+		free(r.v[i].title);
+		free(r.v[i].parent);
+	}
+	free(r.v);
+	free(r.slots);
+	if (cfg >= 0)
+		close(cfg);
+	if (tmp >= 0)
+		close(tmp);
+	return rc;
+}
+
+const agc_adapter agc_adapter_claude = {
+	.name = "claude",
+	.id_canon = claude_id,
+	.roots = claude_roots,
+	.discover = claude_discover,
+	.list = claude_list,
+};

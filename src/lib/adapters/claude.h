@@ -1,0 +1,29 @@
+/* Claude Code adapter internals exposed for unit tests. */
+#ifndef AGC_ADAPTER_CLAUDE_H
+#define AGC_ADAPTER_CLAUDE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+typedef enum agc_claude_reg {
+	AGC_CLAUDE_REG_OTHER = 0, /* does not name the session */
+	AGC_CLAUDE_REG_LIVE,      /* names it and its process runs (or cannot be checked) */
+	AGC_CLAUDE_REG_STALE,     /* names it, but the pid is dead or was reused */
+} agc_claude_reg;
+
+/* Judge a registry file sessions/<pid>.json (text, len) for session id (lower case), per
+ * SPEC R5: dead pid = stale whatever the file says; procStart compared with the kernel's
+ * start time; else startedAt (finite positive ms) within a tolerance; anything that cannot be
+ * checked (NaN, infinity, huge numbers, bools, strings, unparseable text naming the id) = live. */
+agc_claude_reg agc_claude_registry_judge(const char *procroot, pid_t pid, const char *text,
+					 size_t len, const char *id);
+
+/* The project key Claude derives from a cwd (formats/claude-code.md 1.1, steps 2-3) into out
+ * (at least 256 bytes). */
+void agc_claude_project_key(const char *cwd, char *out, size_t n);
+
+/* The scratchpad dir name: first 8 bytes of sha256(lower-case id), big-endian, mod 10^12. */
+void agc_claude_scratch_name(const char *id, char out[13]);
+
+#endif

@@ -1,0 +1,170 @@
+/* The shared engine: context, roots, the purge plan, and the adapter seam. Adapters return
+ * candidates (paths relative to a root they name, shared-file lines, holders from their own
+ * registries); the core checks containment, asks who holds what, deletes, and computes the
+ * residual. */
+#ifndef AGC_CORE_H
+#define AGC_CORE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "agentgc/agentgc.h"
+#include "buf.h"
+#include "holders.h"
+#include "ids.h"
+#include "walk.h"
+
+#define AGC_ROOTS_MAX 12
+#define AGC_AGENTS_MAX 8
+#define AGC_PLAN_MAX_ITEMS ((size_t)1 << 20) /* artifacts, lines, ids of one purge */
+#define AGC_GATE_MAX_FILES ((size_t)1 << 20) /* files whose holders the gate looks for */
+
+typedef struct agc_root {
+	const char *name;    /* "config", "temp", ... (static) */
+	char *path;          /* as derived */
+	char *real;          /* realpath, resolved once (NULL when missing) */
+	const char *source;  /* what set it (static) */
+	bool exists;
+} agc_root;
+
+typedef struct agc_rootset {
+	agc_root v[AGC_ROOTS_MAX];
+	size_t n;
+	bool done;
+} agc_rootset;
+
+struct agc_ctx {
+	char *home;        /* absolute */
+	bool own_home;     /* home is the caller's own: agents' env vars are followed */
+	uid_t home_uid;
+	char *procroot;
+	int64_t now_ms;
+	char *tmp;         /* the temp root: the caller's for the own home, "/tmp" otherwise */
+	const char *tmp_source;
+	agc_rootset roots[AGC_AGENTS_MAX];
+};
+
+/* An agent's environment variable, only when the home is the caller's own and it is non-empty. */
+const char *agc_ctx_env(const agc_ctx *ctx, const char *name);
+
+/* Add a root; resolves it with realpath once. Returns its index or -1. */
+int agc_rootset_add(agc_rootset *rs, const char *name, const char *path, const char *source);
+void agc_rootset_release(agc_rootset *rs);
+/* Index of a root by name, or -1. */
+int agc_rootset_find(const agc_rootset *rs, const char *name);
+
+typedef enum agc_art_flags {
+	AGC_ART_RECORD = 1 << 0,  /* the record discovery keys on: removed last, only when every
+				     other artifact went, so a failed purge stays findable (R6) */
+	AGC_ART_NO_GATE = 1 << 1, /* not matched by the open-file gate (a socket, a lock) */
+} agc_art_flags;
+
+typedef struct agc_artifact {
+	size_t root;        /* index into the agent's roots */
+	char *rel;          /* path beneath the root */
+	char *session;      /* the session or child it belongs to */
+	unsigned flags;     /* agc_art_flags */
+	const char *last;   /* dirs: a child name removed after all others (static) */
+	char kind;          /* 'f' file, 'd' dir, 'l' link, 'o' other */
+	bool behind_link;   /* discovery looked through a symlinked dir to see it */
+	uint64_t bytes;
+	int64_t mtime_ms;
+	dev_t dev;
+	ino_t ino;
+} agc_artifact;
+
+typedef enum agc_lock_kind {
+	AGC_LOCK_NONE = 0,
+	AGC_LOCK_MKDIR_10S,  /* proper-lockfile: "<file>.lock" dir, stale after 10 s (Claude) */
+} agc_lock_kind;
+
+/* Lines of a shared file that belong to the purged sessions. */
+typedef struct agc_lineset {
+	size_t root;
+	char *rel;
+	agc_lock_kind lock;
+	/* True when the line belongs to one of ids; malformed lines never match. */
+	bool (*match)(const char *line, size_t len, char *const *ids, size_t n_ids);
+	uint64_t count, bytes;  /* matching lines at discovery */
+	dev_t dev;
+	ino_t ino;
+} agc_lineset;
+
+typedef struct agc_meta {
+	char *project;
+	char *title;
+	char *parent;
+	int64_t created_ms;
+	int64_t updated_ms;
+	bool live;
+} agc_meta;
+
+/* A discovery-time problem that leaves something behind (an unreadable dir, a bad file). */
+typedef struct agc_note {
+	char *path;
+	char *reason;
+} agc_note;
+
+typedef struct agc_plan {
+	const struct agc_adapter *ad;
+	agc_ctx *ctx;
+	const agc_rootset *roots;
+	char id[AGC_ID_MAX];
+	struct { char **v; size_t n, cap; } ids;        /* id first, then every descendant */
+	struct { agc_artifact *v; size_t n, cap; } arts;
+	struct { agc_lineset *v; size_t n, cap; } lines;
+	struct { agc_note *v; size_t n, cap; } notes;
+	agc_holders holders;                             /* from the agent's registries */
+	agc_meta meta;
+	int rootfd[AGC_ROOTS_MAX];                       /* opened once; -2 not yet */
+} agc_plan;
+
+void agc_plan_init(agc_plan *p, const struct agc_adapter *ad, agc_ctx *ctx, const agc_rootset *rs,
+		   const char *id);
+void agc_plan_release(agc_plan *p);
+/* Add a session id (a child) once. Returns 0 or -1. */
+int agc_plan_add_id(agc_plan *p, const char *id);
+/* Add an artifact at rel beneath root, if it exists: lstat'ed through the root fd with links
+ * looked through read-only for discovery (the removal itself never follows them). Dirs are
+ * measured. Returns 1 when added, 0 when it does not exist, -1 on error. */
+int agc_plan_add_art(agc_plan *p, size_t root, const char *rel, const char *session, unsigned flags,
+		     const char *last);
+int agc_plan_add_note(agc_plan *p, const char *path, const char *reason);
+bool agc_plan_empty(const agc_plan *p);
+
+/* What ls collects from an adapter. */
+typedef struct agc_ls_sink {
+	int (*add)(struct agc_ls_sink *s, const agc_session_info *info);
+} agc_ls_sink;
+
+typedef struct agc_adapter {
+	const char *name;
+	/* Canonicalise an id per the agent's grammar (R1): 0, or AGC_EUNSAFE. */
+	int (*id_canon)(const char *in, char *out);
+	/* Resolve the agent's roots. */
+	int (*roots)(agc_ctx *ctx, agc_rootset *rs);
+	/* Find every artifact of plan->id and its children, read-only. */
+	int (*discover)(agc_plan *plan);
+	/* Stream the agent's sessions (unsorted; the core filters, sorts and limits). */
+	int (*list)(agc_ctx *ctx, const agc_rootset *rs, const agc_ls_opts *opts, agc_ls_sink *sink);
+	/* Environment variables that name the session of a process the agent started. */
+	const char *const *env_names;
+	size_t n_env_names;
+	/* A shared service that holds every session's files and never counts as a holder. */
+	bool (*exempt)(const char *argv, size_t len, void *ud);
+} agc_adapter;
+
+extern const agc_adapter *const agc_adapter_table[]; /* NULL-terminated */
+
+/* The adapter's roots, resolved once per context. */
+const agc_rootset *agc_ctx_roots(agc_ctx *ctx, size_t agent);
+
+/* The absolute path of rel beneath root (malloc'd), for reports. */
+char *agc_plan_abspath(const agc_rootset *rs, size_t root, const char *rel);
+
+/* Locks of shared files. */
+int agc_lock_mkdir_take(int dirfd, const char *name, int64_t stale_ms, int64_t now_ms);
+int agc_lock_mkdir_release(int dirfd, const char *name);
+
+#endif

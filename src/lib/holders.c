@@ -1,0 +1,458 @@
+/* Who holds a session (SPEC R5): one pass over the process table, matching each process's
+ * arguments, environment and open files against the session's ids and artifacts. A process is
+ * read only as far as the query needs: argv when ids are asked for (or to name a holder, or to
+ * ask the exemption), environ only when variable names are given, fds only when files are. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "error.h"
+#include "holders.h"
+
+#define HOLDERS_ARGV_MAX ((size_t)256 << 10)  /* argv read per process */
+#define HOLDERS_ENV_MAX ((size_t)1 << 20)     /* environ read per process */
+#define HOLDERS_COMMAND_MAX 512               /* a holder's command as shown */
+#define HOLDERS_MAX ((size_t)1 << 20)         /* holders in one list */
+
+const char *agc_why_name(agc_why why)
+{
+	switch (why) {
+	case AGC_WHY_REGISTRY:
+		return "registry";
+	case AGC_WHY_CMDLINE:
+		return "cmdline";
+	case AGC_WHY_ENVIRON:
+		return "environ";
+	case AGC_WHY_OPEN_FILE:
+		return "open-file";
+	case AGC_WHY_LOCK:
+		return "lock";
+	case AGC_WHY_UNREADABLE:
+		return "process-table";
+	}
+	return "unknown";
+}
+
+void agc_holders_release(agc_holders *h)
+{
+	size_t i;
+
+	if (!h)
+		return;
+	for (i = 0; i < h->n; i++) {
+		free(h->v[i].command);
+		free(h->v[i].what);
+	}
+	free(h->v);
+	h->v = NULL;
+	h->n = h->cap = 0;
+}
+
+static bool same_what(const char *a, const char *b)
+{
+	if (!a || !b)
+		return a == b;
+	return strcmp(a, b) == 0;
+}
+
+int agc_holders_add(agc_holders *h, pid_t pid, agc_why why, const char *command, const char *what,
+		    size_t file)
+{
+	char *c = NULL, *w = NULL;
+	agc_holder *slot;
+	size_t i;
+
+	for (i = 0; i < h->n; i++)
+		if (h->v[i].pid == pid && h->v[i].why == why && same_what(h->v[i].what, what))
+			return 0;
+	if (command && !(c = agc_strdup(command)))
+		return -1;
+	if (what && !(w = agc_strdup(what))) {
+		free(c);
+		return -1;
+	}
+	slot = AGC_ARRAY_PUSH(h, HOLDERS_MAX);
+	if (!slot) {
+		free(c);
+		free(w);
+		return -1;
+	}
+	slot->pid = pid;
+	slot->why = why;
+	slot->command = c;
+	slot->what = w;
+	slot->file = file;
+	return 0;
+}
+
+/* ASCII case folding only: ids are ASCII, and the locale must not change what matches. */
+static unsigned char fold(unsigned char c)
+{
+	return c >= 'A' && c <= 'Z' ? (unsigned char)(c + ('a' - 'A')) : c;
+}
+
+static bool ci_equal(const char *a, const char *b, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (fold((unsigned char)a[i]) != fold((unsigned char)b[i]))
+			return false;
+	return true;
+}
+
+/* Whether needle occurs in hay[0..hlen), ASCII case-insensitive. The needle has no NUL, so a
+ * match never spans two NUL-separated arguments. */
+static bool ci_contains(const char *hay, size_t hlen, const char *needle, size_t nlen)
+{
+	unsigned char c0;
+	size_t i;
+
+	if (nlen == 0 || nlen > hlen)
+		return false;
+	c0 = fold((unsigned char)needle[0]);
+	for (i = 0; i + nlen <= hlen; i++)
+		if (fold((unsigned char)hay[i]) == c0 && ci_equal(hay + i + 1, needle + 1, nlen - 1))
+			return true;
+	return false;
+}
+
+/* Length of the valid UTF-8 sequence at s[0..n), or 0 when it is not one (overlong forms,
+ * surrogates and C1 controls included, since a terminal may act on those). */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+	size_t len, i;
+
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		len = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		len = 3;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		len = 4;
+	else
+		return 0;
+	if (n < len)
+		return 0;
+	for (i = 1; i < len; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	if ((s[0] == 0xc2 && s[1] < 0xa0) || (s[0] == 0xe0 && s[1] < 0xa0) ||
+	    (s[0] == 0xed && s[1] > 0x9f) || (s[0] == 0xf0 && s[1] < 0x90) ||
+	    (s[0] == 0xf4 && s[1] > 0x8f))
+		return 0;
+	return len;
+}
+
+/* Write argv (NUL-separated) into out as one line for people to read: arguments joined with
+ * spaces, control bytes and invalid UTF-8 as '?', cut to HOLDERS_COMMAND_MAX bytes with "...". */
+static void command_line(char *out, const char *argv, size_t len)
+{
+	const unsigned char *s = (const unsigned char *)argv;
+	size_t i = 0, o = 0, k;
+
+	while (len > 0 && argv[len - 1] == '\0')
+		len--;
+	while (i < len) {
+		unsigned char c = s[i];
+
+		k = c >= 0x80 ? utf8_len(s + i, len - i) : 1;
+		if (o + (k ? k : 1) > HOLDERS_COMMAND_MAX) {
+			memcpy(out + o, "...", 3);
+			o += 3;
+			break;
+		}
+		if (c == '\0')
+			out[o++] = ' ';
+		else if (c < 0x20 || c == 0x7f || k == 0)
+			out[o++] = '?';
+		else {
+			memcpy(out + o, s + i, k);
+			o += k;
+			i += k;
+			continue;
+		}
+		i++;
+	}
+	out[o] = '\0';
+}
+
+typedef struct file_key {
+	dev_t dev;
+	ino_t ino;
+	size_t idx;  /* into the query's files */
+} file_key;
+
+static int key_cmp(const void *pa, const void *pb)
+{
+	const file_key *a = pa, *b = pb;
+
+	if (a->dev != b->dev)
+		return a->dev < b->dev ? -1 : 1;
+	if (a->ino != b->ino)
+		return a->ino < b->ino ? -1 : 1;
+	return a->idx < b->idx ? -1 : a->idx > b->idx;
+}
+
+typedef struct scan {
+	const agc_gate_query *q;
+	const char *procroot;
+	agc_holders *out;
+	pid_t self;
+	pid_t *skip;       /* agentgc and its ancestors */
+	size_t n_skip;
+	size_t *id_len;
+	file_key *keys;    /* the query's files sorted by (dev, ino) */
+	uint32_t *seen;    /* per file: the generation of the process that last matched it */
+	uint32_t gen;
+	size_t *hits;      /* files matched by the current process */
+	size_t n_hits;
+	agc_buf argv, env;
+	const agc_proc *cur;
+	bool have_argv;
+	int argv_rc;
+	bool have_command;
+	char command[HOLDERS_COMMAND_MAX + 4];
+} scan;
+
+/* argv of the current process, read once. Returns 0 or the agc_proc_argv code. */
+static int load_argv(scan *sc)
+{
+	if (!sc->have_argv) {
+		sc->argv_rc = agc_proc_argv(sc->procroot, sc->cur->pid, HOLDERS_ARGV_MAX, &sc->argv);
+		sc->have_argv = true;
+	}
+	return sc->argv_rc;
+}
+
+/* The command shown for the current process: its argv, or "[comm]" like ps when argv is empty
+ * or unreadable. */
+static const char *command(scan *sc)
+{
+	if (sc->have_command)
+		return sc->command;
+	if (load_argv(sc) == 0 && sc->argv.len > 0 && sc->argv.ptr[0] != '\0') {
+		command_line(sc->command, sc->argv.ptr, sc->argv.len);
+	} else {
+		char comm[sizeof(sc->cur->comm) + 2];
+		size_t n = strnlen(sc->cur->comm, sizeof(sc->cur->comm));
+
+		comm[0] = '[';
+		memcpy(comm + 1, sc->cur->comm, n);
+		comm[n + 1] = ']';
+		command_line(sc->command, comm, n + 2);
+	}
+	sc->have_command = true;
+	return sc->command;
+}
+
+/* A gone or unreadable process is skipped for the check at hand (as fuser and lsof skip
+ * other users' processes); anything else is an error. */
+static bool skippable(int rc)
+{
+	return rc == AGC_ENOTFOUND || rc == AGC_EUNSAFE;
+}
+
+static int check_cmdline(scan *sc)
+{
+	const agc_gate_query *q = sc->q;
+	size_t i;
+	int rc;
+
+	rc = load_argv(sc);
+	if (rc < 0)
+		return skippable(rc) ? 0 : -1;
+	for (i = 0; i < q->n_ids; i++)
+		if (ci_contains(sc->argv.ptr, sc->argv.len, q->ids[i], sc->id_len[i]) &&
+		    agc_holders_add(sc->out, sc->cur->pid, AGC_WHY_CMDLINE, command(sc), q->ids[i],
+				    0) < 0)
+			return -1;
+	return 0;
+}
+
+static int check_environ(scan *sc)
+{
+	const agc_gate_query *q = sc->q;
+	const char *s, *end, *eq, *nul;
+	size_t i, j, nlen, vlen;
+	int rc;
+
+	rc = agc_proc_environ(sc->procroot, sc->cur->pid, HOLDERS_ENV_MAX, &sc->env);
+	if (rc < 0)
+		return skippable(rc) ? 0 : -1;
+	s = agc_buf_cstr(&sc->env);
+	end = s + sc->env.len;
+	for (; s < end; s = nul + 1) {
+		nul = memchr(s, '\0', (size_t)(end - s));
+		if (!nul)
+			nul = end;
+		eq = memchr(s, '=', (size_t)(nul - s));
+		if (!eq)
+			continue;
+		nlen = (size_t)(eq - s);
+		vlen = (size_t)(nul - eq - 1);
+		for (i = 0; i < q->n_env_names; i++) {
+			if (strlen(q->env_names[i]) != nlen || memcmp(q->env_names[i], s, nlen))
+				continue;
+			for (j = 0; j < q->n_ids; j++)
+				if (sc->id_len[j] == vlen && vlen && ci_equal(eq + 1, q->ids[j], vlen) &&
+				    agc_holders_add(sc->out, sc->cur->pid, AGC_WHY_ENVIRON, command(sc),
+						    q->ids[j], 0) < 0)
+					return -1;
+		}
+	}
+	return 0;
+}
+
+/* Called for every open file of the current process: note each query file it is. */
+static int file_cb(const agc_devino *f, void *ud)
+{
+	scan *sc = ud;
+	size_t lo = 0, hi = sc->q->n_files, mid;
+
+	/* Lower bound of (dev, ino); equal keys (the same file listed twice) follow it. */
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (sc->keys[mid].dev < f->dev ||
+		    (sc->keys[mid].dev == f->dev && sc->keys[mid].ino < f->ino))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < sc->q->n_files && sc->keys[lo].dev == f->dev && sc->keys[lo].ino == f->ino;
+	     lo++) {
+		size_t idx = sc->keys[lo].idx;
+
+		if (sc->seen[idx] != sc->gen) {
+			sc->seen[idx] = sc->gen;
+			sc->hits[sc->n_hits++] = idx;
+		}
+	}
+	return 0;
+}
+
+static int check_files(scan *sc)
+{
+	const agc_gate_query *q = sc->q;
+	size_t i;
+	int rc;
+
+	sc->n_hits = 0;
+	if (++sc->gen == 0) {
+		memset(sc->seen, 0, q->n_files * sizeof(*sc->seen));
+		sc->gen = 1;
+	}
+	rc = agc_proc_files(sc->procroot, sc->cur->pid, q->with_maps, file_cb, sc);
+	/* Files seen before the process went away (or stopped being readable) still count: it
+	 * held them during the scan, and a refusal is the safe side. */
+	if (rc < 0 && !skippable(rc))
+		return -1;
+	if (sc->n_hits == 0)
+		return 0;
+	/* The exemption (a shared service) needs the real argv; an argv we cannot read proves
+	 * nothing, so such a process stays a holder. */
+	if (q->exempt && load_argv(sc) == 0 && q->exempt(agc_buf_cstr(&sc->argv), sc->argv.len,
+							 q->exempt_ud))
+		return 0;
+	for (i = 0; i < sc->n_hits; i++)
+		if (agc_holders_add(sc->out, sc->cur->pid, AGC_WHY_OPEN_FILE, command(sc),
+				    q->files[sc->hits[i]].label, sc->hits[i]) < 0)
+			return -1;
+	return 0;
+}
+
+static bool skipped(const scan *sc, pid_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < sc->n_skip; i++)
+		if (sc->skip[i] == pid)
+			return true;
+	return false;
+}
+
+static int each_cb(const agc_proc *p, void *ud)
+{
+	scan *sc = ud;
+	const agc_gate_query *q = sc->q;
+	bool ancestor = skipped(sc, p->pid);
+
+	sc->cur = p;
+	sc->have_argv = false;
+	sc->have_command = false;
+	/* agentgc and its ancestors carry the id in their own arguments and environment (a shell
+	 * running `agentgc purge <id>`, an agent's tool running it): they never count for these. */
+	if (q->n_ids && !ancestor && check_cmdline(sc) < 0)
+		return -1;
+	if (q->n_env_names && q->n_ids && !ancestor && check_environ(sc) < 0)
+		return -1;
+	/* agentgc's own fds are the ones it reads the session through. */
+	if (q->n_files && p->pid != sc->self && check_files(sc) < 0)
+		return -1;
+	return 0;
+}
+
+static void scan_release(scan *sc)
+{
+	free(sc->skip);
+	free(sc->id_len);
+	free(sc->keys);
+	free(sc->seen);
+	free(sc->hits);
+	agc_buf_release(&sc->argv);
+	agc_buf_release(&sc->env);
+}
+
+int agc_holders_scan(const agc_gate_query *q, agc_holders *out)
+{
+	scan sc;
+	size_t i;
+	int rc = -1;
+
+	if (!q || !out || (q->n_ids && !q->ids) || (q->n_env_names && !q->env_names) ||
+	    (q->n_files && !q->files))
+		return agc_error_set(-1, "invalid holder query");
+	if (!q->n_ids && !q->n_files)
+		return 0;  /* nothing that anything could hold */
+
+	memset(&sc, 0, sizeof(sc));
+	sc.q = q;
+	sc.procroot = q->procroot ? q->procroot : "/proc";
+	sc.out = out;
+	sc.self = getpid();
+
+	if (q->n_ids) {
+		if (agc_proc_self_and_ancestors(sc.procroot, &sc.skip, &sc.n_skip) < 0)
+			goto done;
+		sc.id_len = calloc(q->n_ids, sizeof(*sc.id_len));
+		if (!sc.id_len) {
+			agc_error_oom();
+			goto done;
+		}
+		/* An empty id would match every process; ids are never empty, so it matches none. */
+		for (i = 0; i < q->n_ids; i++)
+			sc.id_len[i] = q->ids[i] ? strlen(q->ids[i]) : 0;
+	}
+	if (q->n_files) {
+		sc.keys = calloc(q->n_files, sizeof(*sc.keys));
+		sc.seen = calloc(q->n_files, sizeof(*sc.seen));
+		sc.hits = calloc(q->n_files, sizeof(*sc.hits));
+		if (!sc.keys || !sc.seen || !sc.hits) {
+			agc_error_oom();
+			goto done;
+		}
+		for (i = 0; i < q->n_files; i++) {
+			sc.keys[i].dev = q->files[i].id.dev;
+			sc.keys[i].ino = q->files[i].id.ino;
+			sc.keys[i].idx = i;
+		}
+		qsort(sc.keys, q->n_files, sizeof(*sc.keys), key_cmp);
+	}
+
+	rc = agc_proc_each(sc.procroot, each_cb, &sc);
+	if (rc != 0)
+		rc = -1;
+done:
+	scan_release(&sc);
+	return rc;
+}

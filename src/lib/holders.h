@@ -1,0 +1,70 @@
+/* Who holds a session: one pass over the process table matching argv, environment and open
+ * files (by device and inode) against what the session owns (SPEC R5). */
+#ifndef AGC_HOLDERS_H
+#define AGC_HOLDERS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "proc.h"
+
+typedef enum agc_why {
+	AGC_WHY_REGISTRY = 0, /* an agent registry names the session and its pid is alive */
+	AGC_WHY_CMDLINE,      /* an argument contains the id */
+	AGC_WHY_ENVIRON,      /* the environment names the id (CODEX_THREAD_ID=...) */
+	AGC_WHY_OPEN_FILE,    /* an fd or mapping of one of the session's files */
+	AGC_WHY_LOCK,         /* the agent's lock for the session is held */
+	AGC_WHY_UNREADABLE,   /* the process table could not be read */
+} agc_why;
+
+/* "registry", "cmdline", "environ", "open-file", "lock", "process-table" */
+const char *agc_why_name(agc_why why);
+
+typedef struct agc_holder {
+	pid_t pid;
+	agc_why why;
+	char *command;   /* argv joined with spaces, bounded; malloc'd */
+	char *what;      /* the id or the label of the file matched; malloc'd, may be NULL */
+	size_t file;     /* for AGC_WHY_OPEN_FILE: index into the query's files */
+} agc_holder;
+
+typedef struct agc_holders {
+	agc_holder *v;
+	size_t n, cap;
+} agc_holders;
+
+void agc_holders_release(agc_holders *h);
+/* Add a holder (strings copied). Returns 0 or -1. Same (pid, why, what) is added once. */
+int agc_holders_add(agc_holders *h, pid_t pid, agc_why why, const char *command, const char *what,
+		    size_t file);
+
+typedef struct agc_gate_file {
+	agc_devino id;
+	const char *label;   /* shown as the holder's "what" (a path) */
+} agc_gate_file;
+
+typedef struct agc_gate_query {
+	const char *procroot;             /* "/proc" normally */
+	const char *const *ids;           /* matched as substrings of any argv element, ASCII case-insensitive */
+	size_t n_ids;
+	const char *const *env_names;     /* environment variables whose value, equal to an id
+					     (case-insensitive), makes the process a holder */
+	size_t n_env_names;
+	const agc_gate_file *files;       /* files whose holders count */
+	size_t n_files;
+	bool with_maps;                   /* also look at /proc/PID/maps */
+	/* A process that this returns true for is never a holder through open files (a shared
+	 * service such as OpenCode's `serve --service`); argv is NUL-separated. May be NULL. */
+	bool (*exempt)(const char *argv, size_t argv_len, void *ud);
+	void *exempt_ud;
+} agc_gate_query;
+
+/* Scan every process once. agentgc itself and its ancestors never count for ids and env_names;
+ * agentgc itself never counts for files. A process that vanishes mid-scan, or whose details may
+ * not be read (another user's, as a normal user), is skipped. Holders are appended to out.
+ * Returns 0, or -1 (error set) when the process table cannot be read at all: the caller then
+ * treats the session as in use. */
+int agc_holders_scan(const agc_gate_query *q, agc_holders *out);
+
+#endif

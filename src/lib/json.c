@@ -1,0 +1,200 @@
+/* Bounded line reading and small jansson helpers. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "error.h"
+#include "json.h"
+
+void agc_lines_init(agc_lines *lr, int fd, size_t max_line)
+{
+	memset(lr, 0, sizeof(*lr));
+	lr->fd = fd;
+	lr->max_line = max_line ? max_line : AGC_LINE_MAX;
+}
+
+void agc_lines_release(agc_lines *lr)
+{
+	free(lr->buf);
+	lr->buf = NULL;
+}
+
+/* Read more bytes at the end of the buffer, compacting first. Returns bytes read, 0 at EOF, -1. */
+static ssize_t fill(agc_lines *lr)
+{
+	ssize_t n;
+
+	if (lr->start > 0) {
+		memmove(lr->buf, lr->buf + lr->start, lr->end - lr->start);
+		lr->end -= lr->start;
+		lr->start = 0;
+	}
+	if (!lr->buf) {
+		size_t cap = lr->max_line < 65536 ? lr->max_line + 2 : 65536;
+
+		lr->buf = malloc(cap);
+		if (!lr->buf)
+			return agc_error_oom();
+		lr->cap = cap;
+	}
+	if (lr->end + 1 >= lr->cap) {
+		size_t cap = lr->cap * 2;
+		char *p;
+
+		if (cap > lr->max_line + 2)
+			cap = lr->max_line + 2;
+		if (cap <= lr->cap)
+			return -2; /* full: the line is too long */
+		p = realloc(lr->buf, cap);
+		if (!p)
+			return agc_error_oom();
+		lr->buf = p;
+		lr->cap = cap;
+	}
+	do
+		n = read(lr->fd, lr->buf + lr->end, lr->cap - 1 - lr->end);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return agc_error_errno(-1, errno, "cannot read");
+	lr->end += (size_t)n;
+	return n;
+}
+
+int agc_lines_next(agc_lines *lr, const char **line, size_t *len, bool *toolong)
+{
+	*toolong = false;
+	for (;;) {
+		char *nl = NULL;
+		ssize_t n;
+
+		if (lr->end > lr->start)
+			nl = memchr(lr->buf + lr->start, '\n', lr->end - lr->start);
+		if (nl) {
+			size_t l = (size_t)(nl - (lr->buf + lr->start));
+			char *s = lr->buf + lr->start;
+
+			lr->start += l + 1;
+			if (lr->skipping) {
+				/* the rest of an over-long line */
+				lr->skipping = false;
+				lr->offset += l + 1;
+				*toolong = true;
+				*line = "";
+				*len = 0;
+				return 1;
+			}
+			s[l] = '\0';
+			*line = s;
+			*len = l;
+			lr->offset += l + 1;
+			return 1;
+		}
+		if (lr->eof) {
+			if (lr->end > lr->start && !lr->skipping) {
+				char *s = lr->buf + lr->start;
+				size_t l = lr->end - lr->start;
+
+				s[l] = '\0';
+				lr->start = lr->end;
+				*line = s;
+				*len = l;
+				lr->offset += l;
+				return 1;
+			}
+			if (lr->skipping) {
+				lr->skipping = false;
+				lr->start = lr->end;
+				*toolong = true;
+				*line = "";
+				*len = 0;
+				return 1;
+			}
+			return 0;
+		}
+		n = fill(lr);
+		if (n == -2) {
+			/* over the cap: drop what we have and skip to the next newline */
+			lr->offset += lr->end - lr->start;
+			lr->start = lr->end = 0;
+			lr->skipping = true;
+			continue;
+		}
+		if (n < 0)
+			return -1;
+		if (n == 0)
+			lr->eof = true;
+	}
+}
+
+int agc_read_at(int dirfd, const char *name, size_t max, agc_buf *out)
+{
+	struct stat st;
+	int fd;
+	ssize_t n;
+
+	/* O_NOFOLLOW: a document is never read through a link planted in its place (R2). */
+	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0) {
+		if (errno == ENOENT)
+			return AGC_ENOTFOUND;
+		return agc_error_errno(-1, errno, "cannot open '%s'", name);
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return agc_error_set(-1, "'%s' is not a regular file", name);
+	}
+	if ((uint64_t)st.st_size > max) {
+		close(fd);
+		return agc_error_set(-1, "'%s' is larger than %zu bytes", name, max);
+	}
+	agc_buf_clear(out);
+	if (agc_buf_grow(out, (size_t)st.st_size + 1) < 0) {
+		close(fd);
+		return -1;
+	}
+	for (;;) {
+		if (out->len >= max) {
+			close(fd);
+			return agc_error_set(-1, "'%s' is larger than %zu bytes", name, max);
+		}
+		if (agc_buf_grow(out, 4096) < 0) {
+			close(fd);
+			return -1;
+		}
+		n = read(fd, out->ptr + out->len, out->cap - 1 - out->len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int e = errno;
+
+			close(fd);
+			return agc_error_errno(-1, e, "cannot read '%s'", name);
+		}
+		if (n == 0)
+			break;
+		out->len += (size_t)n;
+		out->ptr[out->len] = '\0';
+	}
+	close(fd);
+	return 0;
+}
+
+json_t *agc_json_parse(const char *s, size_t len)
+{
+	json_error_t err;
+
+	return json_loadb(s, len, 0, &err);
+}
+
+const char *agc_json_str(const json_t *obj, const char *key)
+{
+	json_t *v;
+
+	if (!json_is_object(obj))
+		return NULL;
+	v = json_object_get(obj, key);
+	return json_is_string(v) ? json_string_value(v) : NULL;
+}

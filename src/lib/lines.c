@@ -1,0 +1,188 @@
+/* Rewriting a shared file without some of its lines (SPEC R4): under the agent's lock, only when
+ * no process holds it open, atomically (temp file in the same dir, fsync, rename, mode kept). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "error.h"
+#include "holders.h"
+#include "json.h"
+#include "lines.h"
+
+#define SHARED_FILE_MAX ((size_t)1 << 30)
+
+static int write_all(int fd, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -1;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* Scan the file for lines that match; copy the others into out. */
+static int filter(const agc_buf *in, const agc_lineset *ls, char *const *ids, size_t n_ids,
+		  agc_buf *out, uint64_t *count, uint64_t *bytes)
+{
+	const char *p = in->ptr ? in->ptr : "", *end = p + in->len;
+
+	*count = *bytes = 0;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		size_t full = nl ? len + 1 : len;
+
+		if (len <= AGC_LINE_MAX && ls->match(p, len, ids, n_ids)) {
+			(*count)++;
+			*bytes += full;
+		} else if (agc_buf_add(out, p, full) < 0) {
+			return -1;
+		}
+		p += full;
+	}
+	return 0;
+}
+
+int agc_lines_rewrite(int rootfd, const agc_lineset *ls, char *const *ids, size_t n_ids,
+		      const char *procroot, unsigned flags, agc_lines_result *res)
+{
+	int dfd = -1, fd = -1, tfd = -1, err, rc = -1;
+	const char *leaf;
+	char lockname[300], tmpname[320];
+	bool locked = false;
+	struct stat st, st2;
+	agc_buf in = AGC_BUF_INIT_MAX(SHARED_FILE_MAX), out = AGC_BUF_INIT_MAX(SHARED_FILE_MAX);
+	agc_walk_status ws;
+
+	memset(res, 0, sizeof(*res));
+	ws = agc_walk_parent(rootfd, ls->rel, &dfd, &leaf, &err);
+	if (ws != AGC_WALK_OK) {
+		res->reason = ws == AGC_WALK_SYMLINK ? "symlink" : ws == AGC_WALK_ENOENT ? NULL : "error";
+		if (ws == AGC_WALK_ENOENT)
+			return 0;
+		return agc_error_set(-1, "cannot reach '%s': %s", ls->rel, agc_walk_status_name(ws));
+	}
+	fd = openat(dfd, leaf, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0) {
+		if (errno == ENOENT) {
+			rc = 0;
+			goto out;
+		}
+		res->reason = errno == ELOOP ? "symlink" : errno == EACCES ? "permission" : "error";
+		agc_error_errno(-1, errno, "cannot open '%s'", ls->rel);
+		goto out;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		res->reason = "error";
+		agc_error_set(-1, "'%s' is not a regular file", ls->rel);
+		goto out;
+	}
+	/* A file held open by a process is not rewritten: a writer holding the old inode would
+	 * append to an unlinked file and lose its lines (R4). */
+	if (!(flags & AGC_LINES_DRY_RUN)) {
+		agc_gate_file gf = {{st.st_dev, st.st_ino}, ls->rel};
+		agc_gate_query q = {.procroot = procroot, .files = &gf, .n_files = 1};
+		agc_holders h = {0};
+		int hrc = agc_holders_scan(&q, &h);
+		size_t hn = h.n;
+
+		agc_holders_release(&h);
+		if (hrc < 0 || hn) {
+			res->reason = "in-use";
+			agc_error_set(AGC_EINUSE, "'%s' is held open by another process", ls->rel);
+			rc = AGC_EINUSE;
+			goto count_only;
+		}
+	}
+	if (ls->lock == AGC_LOCK_MKDIR_10S && !(flags & AGC_LINES_DRY_RUN)) {
+		int lrc;
+
+		snprintf(lockname, sizeof(lockname), "%s.lock", leaf);
+		lrc = agc_lock_mkdir_take(dfd, lockname, 10000, agc_clock_real_ms());
+		if (lrc < 0) {
+			res->reason = lrc == AGC_EINUSE ? "in-use" : "error";
+			rc = lrc == AGC_EINUSE ? AGC_EINUSE : -1;
+			goto count_only;
+		}
+		locked = true;
+	}
+	if (agc_read_at(dfd, leaf, SHARED_FILE_MAX, &in) < 0) {
+		res->reason = "error";
+		goto out;
+	}
+	if (filter(&in, ls, ids, n_ids, &out, &res->count, &res->bytes) < 0) {
+		res->reason = "error";
+		goto out;
+	}
+	if (!res->count || (flags & AGC_LINES_DRY_RUN)) {
+		rc = 0;
+		goto out;
+	}
+	snprintf(tmpname, sizeof(tmpname), ".%s.agentgc-%ld", leaf, (long)getpid());
+	tfd = openat(dfd, tmpname, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (tfd < 0) {
+		res->reason = errno == EACCES ? "permission" : "error";
+		agc_error_errno(-1, errno, "cannot create '%s'", tmpname);
+		goto out;
+	}
+	/* Keep the file as it was: mode, and owner when we may set it. */
+	if (fchmod(tfd, st.st_mode & 07777) < 0 ||
+	    (geteuid() == 0 && fchown(tfd, st.st_uid, st.st_gid) < 0) ||
+	    write_all(tfd, agc_buf_cstr(&out), out.len) < 0 || fsync(tfd) < 0) {
+		res->reason = "error";
+		agc_error_errno(-1, errno, "cannot write '%s'", tmpname);
+		goto unlink_tmp;
+	}
+	/* The file must not have changed since it was read: no writer appended meanwhile. */
+	if (fstatat(dfd, leaf, &st2, AT_SYMLINK_NOFOLLOW) < 0 || st2.st_ino != st.st_ino ||
+	    st2.st_dev != st.st_dev || st2.st_size != (off_t)in.len) {
+		res->reason = "in-use";
+		agc_error_set(AGC_EINUSE, "'%s' changed while it was rewritten", ls->rel);
+		rc = AGC_EINUSE;
+		goto unlink_tmp;
+	}
+	if (renameat(dfd, tmpname, dfd, leaf) < 0) {
+		res->reason = "error";
+		agc_error_errno(-1, errno, "cannot replace '%s'", ls->rel);
+		goto unlink_tmp;
+	}
+	fsync(dfd);
+	res->done = true;
+	rc = 0;
+	goto out;
+unlink_tmp:
+	unlinkat(dfd, tmpname, 0);
+	res->count = 0;
+	goto out;
+count_only:
+	/* Say how many lines stay behind, without a lock: a read of the file changes nothing. */
+	if (agc_read_at(dfd, leaf, SHARED_FILE_MAX, &in) == 0) {
+		agc_buf scratch = AGC_BUF_INIT_MAX(SHARED_FILE_MAX);
+
+		filter(&in, ls, ids, n_ids, &scratch, &res->count, &res->bytes);
+		agc_buf_release(&scratch);
+	}
+out:
+	if (locked)
+		agc_lock_mkdir_release(dfd, lockname);
+	if (tfd >= 0)
+		close(tfd);
+	if (fd >= 0)
+		close(fd);
+	if (dfd >= 0)
+		close(dfd);
+	agc_buf_release(&in);
+	agc_buf_release(&out);
+	return rc;
+}

@@ -1,0 +1,678 @@
+/* The process table on Linux, read from a procfs tree (normally "/proc"). Every read is
+ * bounded: small files into fixed buffers, argv and environ up to the caller's cap, maps and
+ * /proc/stat a line at a time with a fixed line buffer, open fds up to PROC_MAX_FDS. A process
+ * that vanishes while it is read is "not found", never an error (psmisc fuser.c). */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include "error.h"
+#include "proc.h"
+
+#define PROC_STAT_MAX 4096         /* /proc/PID/stat is one line of ~52 numbers and a comm */
+#define PROC_STATUS_MAX 16384      /* /proc/PID/status is ~1.5 KiB */
+#define PROC_LINE_MAX 8192         /* longer lines (a huge "intr" in /proc/stat) are cut */
+#define PROC_MAX_LINES (1u << 22)  /* maps has at most vm.max_map_count (65530) lines */
+#define PROC_MAX_FDS 65536         /* open fds looked at per process */
+#define PROC_MAX_DEPTH 4096        /* ancestors followed */
+#define PROC_LINK_MAX 65536        /* a cwd longer than this is refused */
+
+/* Map an errno from opening or reading a process's file to our codes: gone, not ours to read,
+ * or a real error. */
+static int proc_errno(int err, const char *what, const char *path)
+{
+	if (err == ENOENT || err == ESRCH || err == ENOTDIR)
+		return agc_error_errno(AGC_ENOTFOUND, err, "cannot %s '%s'", what, path);
+	if (err == EACCES || err == EPERM)
+		return agc_error_errno(AGC_EUNSAFE, err, "cannot %s '%s'", what, path);
+	return agc_error_errno(-1, err, "cannot %s '%s'", what, path);
+}
+
+/* Build procroot/PID/name into out, or procroot/name when pid is 0. Returns 0 or -1. */
+static int proc_path(char *out, size_t size, const char *procroot, pid_t pid, const char *name)
+{
+	int n;
+
+	if (pid > 0)
+		n = snprintf(out, size, "%s/%ld/%s", procroot, (long)pid, name);
+	else
+		n = snprintf(out, size, "%s/%s", procroot, name);
+	if (n < 0 || (size_t)n >= size)
+		return agc_error_set(-1, "path too long under '%s'", procroot);
+	return 0;
+}
+
+/* open(2) read-only and close-on-exec, retried on EINTR. */
+static int open_ro(const char *path, int flags)
+{
+	int fd;
+
+	do
+		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | flags);
+	while (fd < 0 && errno == EINTR);
+	return fd;
+}
+
+/* Read at most size-1 bytes of a small file into buf, NUL-terminated. Returns 0 (length in
+ * *len), AGC_ENOTFOUND, AGC_EUNSAFE, or -1. */
+static int read_small(const char *path, char *buf, size_t size, size_t *len)
+{
+	size_t got = 0;
+	ssize_t n;
+	int fd, err;
+
+	fd = open_ro(path, 0);
+	if (fd < 0)
+		return proc_errno(errno, "open", path);
+	while (got < size - 1) {
+		n = read(fd, buf + got, size - 1 - got);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			err = errno;
+			close(fd);
+			return proc_errno(err, "read", path);
+		}
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	close(fd);
+	buf[got] = '\0';
+	*len = got;
+	return 0;
+}
+
+/* A line reader over an fd with a fixed buffer: a line longer than the buffer is handed out
+ * cut to PROC_LINE_MAX - 1 bytes and the rest of it is skipped. */
+typedef struct line_reader {
+	int fd;
+	size_t start, end;
+	bool eof;
+	bool skipping;  /* inside the tail of a cut line */
+	char buf[PROC_LINE_MAX];
+} line_reader;
+
+static void line_init(line_reader *lr, int fd)
+{
+	lr->fd = fd;
+	lr->start = lr->end = 0;
+	lr->eof = lr->skipping = false;
+}
+
+/* The next line, without its newline and NUL-terminated; valid until the next call. Returns 1
+ * with a line, 0 at the end, or a negative errno. */
+static int line_next(line_reader *lr, char **line)
+{
+	char *nl, *s;
+	ssize_t n;
+
+	for (;;) {
+		nl = memchr(lr->buf + lr->start, '\n', lr->end - lr->start);
+		if (nl) {
+			s = lr->buf + lr->start;
+			*nl = '\0';
+			lr->start = (size_t)(nl - lr->buf) + 1;
+			if (lr->skipping) {
+				lr->skipping = false;
+				continue;
+			}
+			*line = s;
+			return 1;
+		}
+		if (lr->eof) {
+			if (lr->start == lr->end || lr->skipping) {
+				lr->start = lr->end;
+				return 0;
+			}
+			/* A last line without a newline. */
+			lr->buf[lr->end] = '\0';
+			*line = lr->buf + lr->start;
+			lr->start = lr->end;
+			return 1;
+		}
+		if (lr->start > 0) {
+			memmove(lr->buf, lr->buf + lr->start, lr->end - lr->start);
+			lr->end -= lr->start;
+			lr->start = 0;
+		}
+		if (lr->end == sizeof(lr->buf) - 1) {
+			bool cut = !lr->skipping;
+
+			/* A full buffer and no newline: hand out the cut line once, drop its rest. */
+			lr->buf[lr->end] = '\0';
+			lr->start = lr->end = 0;
+			lr->skipping = true;
+			if (cut) {
+				*line = lr->buf;
+				return 1;
+			}
+		}
+		n = read(lr->fd, lr->buf + lr->end, sizeof(lr->buf) - 1 - lr->end);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			lr->eof = true;
+		lr->end += (size_t)n;
+	}
+}
+
+/* Parse the text of /proc/PID/stat. comm sits in parentheses and may itself hold ')', spaces or
+ * "(": the fields are counted from the last ')'. Returns 0 or -1 (error set). */
+static int parse_stat(const char *path, char *text, agc_proc *out)
+{
+	char *lp = strchr(text, '('), *rp = strrchr(text, ')'), *p, *end;
+	unsigned long long v;
+	size_t clen;
+	int field;
+
+	if (!lp || !rp || rp < lp)
+		return agc_error_set(-1, "cannot parse '%s': no command in parentheses", path);
+	clen = (size_t)(rp - lp - 1);
+	if (clen >= sizeof(out->comm))
+		clen = sizeof(out->comm) - 1;
+	memcpy(out->comm, lp + 1, clen);
+	out->comm[clen] = '\0';
+
+	/* Fields after ')' start at 3 (state); ppid is 4, starttime is 22. */
+	p = rp + 1;
+	for (field = 3; field <= 22; field++) {
+		while (*p == ' ')
+			p++;
+		if (!*p || *p == '\n')
+			return agc_error_set(-1, "cannot parse '%s': only %d fields", path, field - 1);
+		if (field == 4 || field == 22) {
+			if (*p < '0' || *p > '9')
+				return agc_error_set(-1, "cannot parse '%s': field %d is not a number", path,
+						     field);
+			errno = 0;
+			v = strtoull(p, &end, 10);
+			if (errno || (*end != ' ' && *end != '\n' && *end != '\0'))
+				return agc_error_set(-1, "cannot parse '%s': field %d is not a number", path,
+						     field);
+			if (field == 4) {
+				if (v > (unsigned long long)INT_MAX)
+					return agc_error_set(-1, "cannot parse '%s': bad parent pid", path);
+				out->ppid = (pid_t)v;
+			} else {
+				out->start = v;
+			}
+			p = end;
+		} else {
+			while (*p && *p != ' ' && *p != '\n')
+				p++;
+		}
+	}
+	return 0;
+}
+
+/* The real uid: the first number of the "Uid:" line of /proc/PID/status. Returns 0, or -1
+ * when the line is missing or malformed. */
+static int parse_status_uid(const char *text, uid_t *uid)
+{
+	const char *p = text;
+	unsigned long v;
+	char *end;
+
+	for (;;) {
+		if (!strncmp(p, "Uid:", 4))
+			break;
+		p = strchr(p, '\n');
+		if (!p)
+			return -1;
+		p++;
+	}
+	p += 4;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (*p < '0' || *p > '9')
+		return -1;
+	errno = 0;
+	v = strtoul(p, &end, 10);
+	if (errno || v > (unsigned long)(uid_t)-1 - 1 || (*end != '\t' && *end != ' ' && *end != '\n'
+							      && *end != '\0'))
+		return -1;
+	*uid = (uid_t)v;
+	return 0;
+}
+
+/* agc_proc_stat, keeping AGC_EUNSAFE (not ours to read, as under hidepid=1) apart so that
+ * agc_proc_each can skip such a process. */
+static int proc_stat(const char *procroot, pid_t pid, agc_proc *out)
+{
+	char path[PATH_MAX], text[PROC_STATUS_MAX];
+	agc_proc p;
+	size_t len;
+	int rc;
+
+	if (pid <= 0)
+		return agc_error_set(AGC_ENOTFOUND, "no process %ld", (long)pid);
+	if (proc_path(path, sizeof(path), procroot, pid, "stat") < 0)
+		return -1;
+	rc = read_small(path, text, PROC_STAT_MAX, &len);
+	if (rc < 0)
+		return rc;
+	memset(&p, 0, sizeof(p));
+	p.pid = pid;
+	if (parse_stat(path, text, &p) < 0)
+		return -1;
+
+	/* The uid is only in status. A tree without it or without its Uid line (or a process
+	 * that went between the two reads) leaves the uid unknown, (uid_t)-1, rather than
+	 * losing the process. */
+	p.uid = (uid_t)-1;
+	if (proc_path(path, sizeof(path), procroot, pid, "status") < 0)
+		return -1;
+	rc = read_small(path, text, sizeof(text), &len);
+	if (rc == 0 && parse_status_uid(text, &p.uid) < 0)
+		p.uid = (uid_t)-1;
+	if (rc < 0 && rc != AGC_ENOTFOUND)
+		return rc;
+	*out = p;
+	return 0;
+}
+
+int agc_proc_stat(const char *procroot, pid_t pid, agc_proc *out)
+{
+	int rc = proc_stat(procroot, pid, out);
+
+	return rc == AGC_EUNSAFE ? -1 : rc;
+}
+
+/* A directory entry name that is a pid: decimal digits only, no leading zero, fits pid_t. */
+static pid_t name_pid(const char *s)
+{
+	long v = 0;
+
+	if (*s < '1' || *s > '9')
+		return 0;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return 0;
+		v = v * 10 + (*s - '0');
+		if (v > INT_MAX)
+			return 0;
+	}
+	return (pid_t)v;
+}
+
+int agc_proc_each(const char *procroot, int (*cb)(const agc_proc *p, void *ud), void *ud)
+{
+	struct dirent *de;
+	agc_proc p;
+	DIR *d;
+	int fd, rc = 0;
+	pid_t pid;
+
+	fd = open_ro(procroot, O_DIRECTORY);
+	if (fd < 0)
+		return agc_error_errno(-1, errno, "cannot read the process table '%s'", procroot);
+	d = fdopendir(fd);
+	if (!d) {
+		rc = agc_error_errno(-1, errno, "cannot read the process table '%s'", procroot);
+		close(fd);
+		return rc;
+	}
+	for (;;) {
+		errno = 0;
+		de = readdir(d);
+		if (!de) {
+			if (errno)
+				rc = agc_error_errno(-1, errno, "cannot read the process table '%s'",
+						     procroot);
+			break;
+		}
+		pid = name_pid(de->d_name);
+		if (!pid)
+			continue;
+		rc = proc_stat(procroot, pid, &p);
+		/* Gone since the listing, or not ours to read: skipped, as fuser and lsof do. */
+		if (rc == AGC_ENOTFOUND || rc == AGC_EUNSAFE) {
+			rc = 0;
+			continue;
+		}
+		if (rc < 0)
+			break;
+		rc = cb(&p, ud);
+		if (rc)
+			break;
+	}
+	closedir(d);
+	return rc;
+}
+
+/* Read a whole /proc/PID/<name> into out, at most max bytes (the rest is not read). */
+static int read_capped(const char *procroot, pid_t pid, const char *name, size_t max, agc_buf *out)
+{
+	char path[PATH_MAX];
+	size_t want;
+	ssize_t n;
+	int fd, err;
+
+	if (pid <= 0)
+		return agc_error_set(AGC_ENOTFOUND, "no process %ld", (long)pid);
+	if (proc_path(path, sizeof(path), procroot, pid, name) < 0)
+		return -1;
+	agc_buf_clear(out);
+	fd = open_ro(path, 0);
+	if (fd < 0)
+		return proc_errno(errno, "open", path);
+	while (out->len < max) {
+		want = max - out->len;
+		if (want > 65536)
+			want = 65536;
+		if (agc_buf_grow(out, want) < 0) {
+			close(fd);
+			return -1;
+		}
+		n = read(fd, out->ptr + out->len, want);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			err = errno;
+			close(fd);
+			agc_buf_clear(out);
+			return proc_errno(err, "read", path);
+		}
+		if (n == 0)
+			break;
+		out->len += (size_t)n;
+		out->ptr[out->len] = '\0';
+	}
+	close(fd);
+	return 0;
+}
+
+int agc_proc_argv(const char *procroot, pid_t pid, size_t max, agc_buf *out)
+{
+	return read_capped(procroot, pid, "cmdline", max, out);
+}
+
+int agc_proc_environ(const char *procroot, pid_t pid, size_t max, agc_buf *out)
+{
+	return read_capped(procroot, pid, "environ", max, out);
+}
+
+int agc_proc_cwd(const char *procroot, pid_t pid, agc_buf *out)
+{
+	char path[PATH_MAX];
+	size_t size = 256;
+	ssize_t n;
+
+	if (pid <= 0)
+		return agc_error_set(AGC_ENOTFOUND, "no process %ld", (long)pid);
+	if (proc_path(path, sizeof(path), procroot, pid, "cwd") < 0)
+		return -1;
+	agc_buf_clear(out);
+	for (;;) {
+		if (agc_buf_grow(out, size) < 0)
+			return -1;
+		n = readlink(path, out->ptr, size);
+		if (n < 0)
+			return proc_errno(errno, "read the link", path);
+		if ((size_t)n < size) {
+			out->len = (size_t)n;
+			out->ptr[n] = '\0';
+			return 0;
+		}
+		if (size >= PROC_LINK_MAX)
+			return agc_error_set(-1, "cannot read the link '%s': too long", path);
+		size *= 2;
+	}
+}
+
+/* Parse one maps line "start-end perms offset MAJ:MIN inode [path]" (MAJ and MIN in hex, the
+ * inode in decimal). Returns 1 with a file mapping, 0 for an anonymous one (inode 0) or a line
+ * that is not a mapping. */
+static int parse_maps_line(const char *s, agc_devino *f)
+{
+	unsigned long maj, min;
+	unsigned long long ino;
+	char *end;
+	int i;
+
+	/* Skip the address range, the permissions and the offset. */
+	for (i = 0; i < 3; i++) {
+		while (*s && *s != ' ')
+			s++;
+		while (*s == ' ')
+			s++;
+	}
+	if (!isxdigit((unsigned char)*s))
+		return 0;
+	maj = strtoul(s, &end, 16);
+	if (*end != ':' || !isxdigit((unsigned char)end[1]))
+		return 0;
+	min = strtoul(end + 1, &end, 16);
+	if (*end != ' ')
+		return 0;
+	s = end;
+	while (*s == ' ')
+		s++;
+	if (*s < '0' || *s > '9')
+		return 0;
+	errno = 0;
+	ino = strtoull(s, &end, 10);
+	if (errno || (*end != ' ' && *end != '\0') || ino == 0)
+		return 0;
+	f->dev = makedev((unsigned int)maj, (unsigned int)min);
+	f->ino = (ino_t)ino;
+	return 1;
+}
+
+static int proc_maps(const char *procroot, pid_t pid, int (*cb)(const agc_devino *f, void *ud),
+		     void *ud)
+{
+	char path[PATH_MAX], *line;
+	agc_devino f, last = {0, 0};
+	line_reader *lr;
+	unsigned int lines = 0;
+	bool have_last = false;
+	int fd, rc = 0;
+
+	if (proc_path(path, sizeof(path), procroot, pid, "maps") < 0)
+		return -1;
+	fd = open_ro(path, 0);
+	if (fd < 0)
+		return proc_errno(errno, "open", path);
+	lr = malloc(sizeof(*lr));
+	if (!lr) {
+		close(fd);
+		return agc_error_oom();
+	}
+	line_init(lr, fd);
+	for (;;) {
+		rc = line_next(lr, &line);
+		if (rc <= 0) {
+			if (rc < 0)
+				rc = proc_errno(-rc, "read", path);
+			break;
+		}
+		rc = 0;
+		if (++lines > PROC_MAX_LINES) {
+			rc = agc_error_set(-1, "cannot read '%s': more than %u lines", path,
+					   PROC_MAX_LINES);
+			break;
+		}
+		if (!parse_maps_line(line, &f))
+			continue;
+		/* A file is mapped as several neighbouring regions: report it once per run. */
+		if (have_last && f.dev == last.dev && f.ino == last.ino)
+			continue;
+		last = f;
+		have_last = true;
+		rc = cb(&f, ud);
+		if (rc)
+			break;
+	}
+	free(lr);
+	close(fd);
+	return rc;
+}
+
+int agc_proc_files(const char *procroot, pid_t pid, bool with_maps,
+		   int (*cb)(const agc_devino *f, void *ud), void *ud)
+{
+	char path[PATH_MAX];
+	struct dirent *de;
+	struct stat st;
+	agc_devino f;
+	size_t count = 0;
+	DIR *d;
+	int fd, rc = 0;
+
+	if (pid <= 0)
+		return agc_error_set(AGC_ENOTFOUND, "no process %ld", (long)pid);
+	if (proc_path(path, sizeof(path), procroot, pid, "fd") < 0)
+		return -1;
+	fd = open_ro(path, O_DIRECTORY);
+	if (fd < 0)
+		return proc_errno(errno, "open", path);
+	d = fdopendir(fd);
+	if (!d) {
+		rc = agc_error_errno(-1, errno, "cannot open '%s'", path);
+		close(fd);
+		return rc;
+	}
+	for (;;) {
+		errno = 0;
+		de = readdir(d);
+		if (!de) {
+			if (errno)
+				rc = proc_errno(errno, "read", path);
+			break;
+		}
+		if (de->d_name[0] == '.')
+			continue;
+		/* A bound on the work per process; past it we cannot say what else is open, so
+		 * that is an error, not a silent "not held". */
+		if (++count > PROC_MAX_FDS) {
+			rc = agc_error_set(-1, "cannot read '%s': more than %d open files", path,
+					   PROC_MAX_FDS);
+			break;
+		}
+		/* Following the magic link stats the open file itself: its (dev, ino), even when
+		 * it has been renamed or unlinked since. */
+		if (fstatat(dirfd(d), de->d_name, &st, 0) < 0) {
+			if (errno == ENOENT || errno == ENOTDIR)
+				continue;  /* closed since the listing */
+			rc = proc_errno(errno, "stat", path);
+			break;
+		}
+		f.dev = st.st_dev;
+		f.ino = st.st_ino;
+		rc = cb(&f, ud);
+		if (rc)
+			break;
+	}
+	closedir(d);
+	if (rc == 0 && with_maps)
+		rc = proc_maps(procroot, pid, cb, ud);
+	return rc;
+}
+
+int agc_proc_alive(pid_t pid)
+{
+	/* kill(0 or -N, 0) would ask about a process group, never one process. */
+	if (pid <= 0)
+		return 0;
+	if (kill(pid, 0) == 0)
+		return 1;
+	return errno == EPERM ? 1 : 0;
+}
+
+long agc_proc_ticks_per_sec(void)
+{
+	long t = sysconf(_SC_CLK_TCK);
+
+	return t > 0 ? t : 100;
+}
+
+int agc_proc_boot_ms(const char *procroot, int64_t *out)
+{
+	char path[PATH_MAX], *line, *end;
+	line_reader *lr;
+	long long v;
+	int fd, rc;
+
+	if (proc_path(path, sizeof(path), procroot, 0, "stat") < 0)
+		return -1;
+	fd = open_ro(path, 0);
+	if (fd < 0)
+		return agc_error_errno(-1, errno, "cannot open '%s'", path);
+	lr = malloc(sizeof(*lr));
+	if (!lr) {
+		close(fd);
+		return agc_error_oom();
+	}
+	line_init(lr, fd);
+	rc = agc_error_set(-1, "cannot find the boot time in '%s'", path);
+	for (;;) {
+		int n = line_next(lr, &line);
+
+		if (n < 0) {
+			rc = agc_error_errno(-1, -n, "cannot read '%s'", path);
+			break;
+		}
+		if (n == 0)
+			break;
+		if (strncmp(line, "btime ", 6))
+			continue;
+		errno = 0;
+		v = strtoll(line + 6, &end, 10);
+		if (errno || end == line + 6 || v <= 0 || v > INT64_MAX / 1000)
+			break;
+		*out = (int64_t)v * 1000;
+		rc = 0;
+		break;
+	}
+	free(lr);
+	close(fd);
+	return rc;
+}
+
+int agc_proc_self_and_ancestors(const char *procroot, pid_t **out, size_t *n)
+{
+	pid_t *v, pid = getpid();
+	size_t len = 0, cap = 16;
+	agc_proc p;
+
+	v = malloc(cap * sizeof(*v));
+	if (!v)
+		return agc_error_oom();
+	v[len++] = pid;
+	/* Up the parent chain until pid 1, a parent we cannot read, or a bound that also stops
+	 * a loop in a made-up tree. */
+	while (pid > 1 && len < PROC_MAX_DEPTH) {
+		if (agc_proc_stat(procroot, pid, &p) < 0 || p.ppid <= 0 || p.ppid == pid)
+			break;
+		pid = p.ppid;
+		if (len == cap) {
+			pid_t *nv = realloc(v, cap * 2 * sizeof(*v));
+
+			if (!nv) {
+				free(v);
+				return agc_error_oom();
+			}
+			v = nv;
+			cap *= 2;
+		}
+		v[len++] = pid;
+	}
+	*out = v;
+	*n = len;
+	return 0;
+}

@@ -1,0 +1,60 @@
+/* The process table, implemented per platform (proc-linux.c reads /proc). */
+#ifndef AGC_PROC_H
+#define AGC_PROC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "buf.h"
+
+/* A file identity: device and inode. */
+typedef struct agc_devino {
+	dev_t dev;
+	ino_t ino;
+} agc_devino;
+
+typedef struct agc_proc {
+	pid_t pid;
+	pid_t ppid;
+	uid_t uid;                 /* real uid */
+	unsigned long long start;  /* start time in clock ticks since boot (Linux stat field 22) */
+	char comm[64];             /* the kernel's short name */
+} agc_proc;
+
+/* Call cb for every process visible under procroot (normally "/proc"). A process that vanishes
+ * mid-scan is skipped. cb returns 0 to go on, nonzero to stop (that value is returned).
+ * Returns 0, or -1 (error set) when the process table cannot be read at all. */
+int agc_proc_each(const char *procroot, int (*cb)(const agc_proc *p, void *ud), void *ud);
+
+/* Read one process's stat. Returns 0, AGC_ENOTFOUND when it does not exist, -1 on error. */
+int agc_proc_stat(const char *procroot, pid_t pid, agc_proc *out);
+
+/* Read a process's argv (NUL-separated, as the kernel has it) into out, at most max bytes.
+ * Returns 0, AGC_ENOTFOUND when the process is gone, AGC_EUNSAFE when it may not be read
+ * (EACCES/EPERM), -1 on error. Same for environ. */
+int agc_proc_argv(const char *procroot, pid_t pid, size_t max, agc_buf *out);
+int agc_proc_environ(const char *procroot, pid_t pid, size_t max, agc_buf *out);
+
+/* Read a process's cwd (readlink of /proc/PID/cwd). Same returns. */
+int agc_proc_cwd(const char *procroot, pid_t pid, agc_buf *out);
+
+/* Call cb with the (dev, ino) of each open fd of pid (stat through /proc/PID/fd/N) and, when
+ * with_maps, of each file mapping in /proc/PID/maps. cb returns nonzero to stop (returned).
+ * Returns 0, AGC_ENOTFOUND (gone), AGC_EUNSAFE (not ours to read), -1 on error. */
+int agc_proc_files(const char *procroot, pid_t pid, bool with_maps,
+		   int (*cb)(const agc_devino *f, void *ud), void *ud);
+
+/* 1 when pid exists (kill(pid, 0) succeeds or fails with EPERM), 0 when it does not. */
+int agc_proc_alive(pid_t pid);
+
+/* Clock ticks per second and boot time (epoch ms, from btime in /proc/stat), for turning start
+ * ticks into wall time. Return 0 or -1. */
+long agc_proc_ticks_per_sec(void);
+int agc_proc_boot_ms(const char *procroot, int64_t *out);
+
+/* The pids of this process and all its ancestors, up to pid 1. Returns 0 or -1; *out is a
+ * malloc'd array the caller frees. */
+int agc_proc_self_and_ancestors(const char *procroot, pid_t **out, size_t *n);
+
+#endif

@@ -1,0 +1,531 @@
+/* The engine shared by every agent: discover, gate, remove, residual (SPEC R5-R7). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core.h"
+#include "error.h"
+#include "holders.h"
+#include "lines.h"
+#include "remove.h"
+#include "report.h"
+#include "session.h"
+
+typedef enum mode {
+	MODE_PURGE,
+	MODE_DRY_RUN,
+	MODE_SHOW,
+	MODE_IN_USE,
+} mode;
+
+static const char *kind_name(char k)
+{
+	switch (k) {
+	case 'd':
+		return "dir";
+	case 'l':
+		return "link";
+	default:
+		return "file";
+	}
+}
+
+/* A reason word for a removal that did not happen. */
+static char *reason_of(agc_walk_status st, int err)
+{
+	switch (st) {
+	case AGC_WALK_SYMLINK:
+		return agc_strdup("symlink");
+	case AGC_WALK_PERM:
+		return agc_strdup("permission");
+	case AGC_WALK_XDEV:
+		return agc_strdup("error: other file system");
+	case AGC_WALK_CHANGED:
+		return agc_strdup("error: changed since discovery");
+	case AGC_WALK_NOTDIR:
+		return agc_strdup("error: not a directory on the way");
+	default:
+		return agc_strfmt("error: %s", err ? strerror(err) : "cannot remove");
+	}
+}
+
+static int discover(agc_ctx *ctx, size_t agent, const char *canon, agc_plan *p)
+{
+	const agc_rootset *rs = agc_ctx_roots(ctx, agent);
+
+	agc_plan_init(p, agc_adapter_table[agent], ctx, rs, canon);
+	if (!rs)
+		return -1;
+	if (agc_plan_add_id(p, canon) < 0)
+		return -1;
+	return agc_adapter_table[agent]->discover(p);
+}
+
+static void fill_session(agc_report *r, const agc_plan *p)
+{
+	uint64_t bytes = 0;
+	int64_t updated = p->meta.updated_ms;
+	size_t i;
+
+	for (i = 0; i < p->arts.n; i++) {
+		bytes += p->arts.v[i].bytes;
+		if (p->arts.v[i].mtime_ms > updated)
+			updated = p->arts.v[i].mtime_ms;
+	}
+	r->has_session = true;
+	r->session.agent = p->ad->name;
+	r->session.id = agc_strdup(p->id);
+	r->session.parent = p->meta.parent ? agc_strdup(p->meta.parent) : NULL;
+	r->session.project = p->meta.project ? agc_strdup(p->meta.project) : NULL;
+	r->session.title = p->meta.title ? agc_strdup(p->meta.title) : NULL;
+	r->session.created_ms = p->meta.created_ms;
+	r->session.updated_ms = updated;
+	r->session.bytes = bytes;
+	r->session.live = p->meta.live || p->holders.n > 0;
+}
+
+static bool exempt_cb(const char *argv, size_t len, void *ud)
+{
+	const agc_adapter *ad = ud;
+
+	return ad->exempt && ad->exempt(argv, len, NULL);
+}
+
+/* The in-use gate (R5) for the session and every child: registry holders found by discovery,
+ * then one pass over the process table. Returns true when in use; holders go to the report. */
+static bool gate(agc_plan *p, agc_report *r)
+{
+	agc_gate_file *files = NULL;
+	agc_holders h = {0};
+	agc_gate_query q;
+	size_t i, nf = 0;
+	bool busy = false;
+
+	for (i = 0; i < p->holders.n; i++)
+		agc_report_add_holder(r, p->holders.v[i].pid, p->holders.v[i].command,
+				      agc_why_name(p->holders.v[i].why), p->holders.v[i].what);
+	if (p->arts.n) {
+		files = calloc(p->arts.n, sizeof(*files));
+		if (!files) {
+			agc_error_oom();
+			goto unreadable;
+		}
+	}
+	for (i = 0; i < p->arts.n; i++) {
+		const agc_artifact *a = &p->arts.v[i];
+
+		if ((a->flags & AGC_ART_NO_GATE) || a->kind == 'l')
+			continue;
+		files[nf].id.dev = a->dev;
+		files[nf].id.ino = a->ino;
+		files[nf].label = a->rel;
+		nf++;
+	}
+	memset(&q, 0, sizeof(q));
+	q.procroot = p->ctx->procroot;
+	q.ids = (const char *const *)p->ids.v;
+	q.n_ids = p->ids.n;
+	q.env_names = p->ad->env_names;
+	q.n_env_names = p->ad->n_env_names;
+	q.files = files;
+	q.n_files = nf;
+	q.with_maps = true;
+	q.exempt = exempt_cb;
+	q.exempt_ud = (void *)p->ad;
+	if (agc_holders_scan(&q, &h) < 0)
+		goto unreadable;
+	for (i = 0; i < h.n; i++) {
+		const char *what = h.v[i].what;
+		char *abs = NULL;
+
+		if (h.v[i].why == AGC_WHY_OPEN_FILE && h.v[i].file < nf) {
+			/* find the artifact to name its absolute path */
+			size_t j;
+
+			for (j = 0; j < p->arts.n; j++)
+				if (p->arts.v[j].rel == files[h.v[i].file].label)
+					abs = agc_plan_abspath(p->roots, p->arts.v[j].root, p->arts.v[j].rel);
+		}
+		agc_report_add_holder(r, h.v[i].pid, h.v[i].command, agc_why_name(h.v[i].why),
+				      abs ? abs : what);
+		free(abs);
+	}
+	agc_holders_release(&h);
+	free(files);
+	busy = r->holders.n > 0;
+	return busy;
+unreadable:
+	free(files);
+	agc_holders_release(&h);
+	/* Not knowing who runs is treated as "in use" (R5). */
+	agc_report_add_holder(r, 0, agc_error_last(), "process-table", NULL);
+	return true;
+}
+
+static void add_hints(agc_report *r)
+{
+	size_t i;
+	char line[512];
+
+	for (i = 0; i < r->holders.n; i++) {
+		const agc_holder_info *h = &r->holders.v[i];
+
+		if (h->pid <= 0)
+			snprintf(line, sizeof(line), "the process table could not be read: %s", h->command);
+		else if (strcmp(h->why, "open-file") == 0 && h->what)
+			snprintf(line, sizeof(line), "pid %d has '%s' open: see ls -l /proc/%d/fd, or lsof -p %d",
+				 h->pid, h->what, h->pid, h->pid);
+		else if (strcmp(h->why, "registry") == 0)
+			snprintf(line, sizeof(line),
+				 "pid %d is registered as running this session: see ps -o pid,lstart,args -p %d",
+				 h->pid, h->pid);
+		else
+			snprintf(line, sizeof(line), "pid %d names the session (%s): see ps -o pid,args -p %d",
+				 h->pid, h->why, h->pid);
+		agc_report_add_str(r, 2, line);
+	}
+}
+
+typedef struct failure {
+	size_t root;
+	const char *rel;
+	char *reason;
+} failure;
+
+typedef struct failures {
+	failure *v;
+	size_t n, cap;
+} failures;
+
+static const char *failure_of(const failures *f, size_t root, const char *rel)
+{
+	size_t i;
+
+	for (i = 0; i < f->n; i++)
+		if (f->v[i].root == root && strcmp(f->v[i].rel, rel) == 0)
+			return f->v[i].reason;
+	return NULL;
+}
+
+static void note_failure(failures *f, size_t root, const char *rel, char *reason)
+{
+	failure *x = AGC_ARRAY_PUSH(f, 0);
+
+	if (!x) {
+		free(reason);
+		return;
+	}
+	x->root = root;
+	x->rel = rel;
+	x->reason = reason;
+}
+
+/* Remove one artifact; record it as removed or failed. Returns true when it is gone. */
+static bool remove_one(agc_plan *p, agc_report *r, const agc_artifact *a, failures *fails,
+		       bool *fixable)
+{
+	int rootfd = agc_plan_rootfd(p, a->root);
+	agc_rm_result res;
+	char *abs = agc_plan_abspath(p->roots, a->root, a->rel);
+	int rc;
+
+	if (rootfd < 0) {
+		free(abs);
+		return false;
+	}
+	rc = agc_remove_beneath(rootfd, a->rel, a->dev, a->ino, a->last, 0, &res);
+	if (rc == 0) {
+		agc_report_add_item(r, false, kind_name(a->kind), abs, NULL, NULL, a->session, 1,
+				    a->kind == 'd' ? res.bytes : a->bytes, a->mtime_ms);
+	} else if (rc != AGC_ENOTFOUND) {
+		/* A link on the way is a permanent refusal; anything else a rerun may finish. */
+		if (res.status != AGC_WALK_SYMLINK)
+			*fixable = true;
+		note_failure(fails, a->root, a->rel, reason_of(res.status, res.err));
+		if (res.files || res.dirs)
+			agc_report_add_item(r, false, "partial", abs, NULL, NULL, a->session,
+					    res.files + res.dirs, res.bytes, a->mtime_ms);
+	}
+	free(abs);
+	return rc == 0 || rc == AGC_ENOTFOUND;
+}
+
+static int cmp_sessions_first(const agc_plan *p, const char *s)
+{
+	return strcmp(p->id, s) == 0;
+}
+
+/* After a purge: discover again from scratch and report everything still present (R7). */
+static void residual(agc_ctx *ctx, size_t agent, const agc_plan *before, agc_report *r,
+		     const failures *fails, const failures *line_fails)
+{
+	agc_plan after;
+	size_t i;
+
+	if (discover(ctx, agent, before->id, &after) < 0) {
+		char *msg = agc_strfmt("error: cannot discover again: %s", agc_error_last());
+
+		agc_report_add_item(r, true, "file", "", NULL, msg ? msg : "error", before->id, 0, 0, 0);
+		free(msg);
+		agc_plan_release(&after);
+		return;
+	}
+	for (i = 0; i < after.arts.n; i++) {
+		const agc_artifact *a = &after.arts.v[i];
+		const char *why = failure_of(fails, a->root, a->rel);
+		char *abs = agc_plan_abspath(after.roots, a->root, a->rel);
+
+		if (!why)
+			why = a->behind_link ? "symlink"
+			      : !cmp_sessions_first(&after, a->session) ? "child"
+			      : (a->flags & AGC_ART_RECORD) ? "error: kept until the rest is removed"
+							    : "error: still present";
+		agc_report_add_item(r, true, kind_name(a->kind), abs, NULL, why, a->session, 1, a->bytes,
+				    a->mtime_ms);
+		free(abs);
+	}
+	for (i = 0; i < after.lines.n; i++) {
+		const agc_lineset *ls = &after.lines.v[i];
+		const char *why = failure_of(line_fails, ls->root, ls->rel);
+		char *abs;
+
+		if (!ls->count)
+			continue;
+		abs = agc_plan_abspath(after.roots, ls->root, ls->rel);
+		agc_report_add_item(r, true, "lines", abs, NULL, why ? why : "error: still present",
+				    after.id, ls->count, ls->bytes, 0);
+		free(abs);
+	}
+	for (i = 0; i < after.notes.n; i++)
+		agc_report_add_item(r, true, "file", after.notes.v[i].path, NULL, after.notes.v[i].reason,
+				    after.id, 0, 0, 0);
+	agc_plan_release(&after);
+}
+
+static void list_plan(agc_plan *p, agc_report *r, bool as_residual_links)
+{
+	size_t i;
+
+	for (i = 0; i < p->arts.n; i++) {
+		const agc_artifact *a = &p->arts.v[i];
+		char *abs = agc_plan_abspath(p->roots, a->root, a->rel);
+
+		if (as_residual_links && a->behind_link)
+			agc_report_add_item(r, true, kind_name(a->kind), abs, NULL, "symlink", a->session, 1,
+					    a->bytes, a->mtime_ms);
+		else
+			agc_report_add_item(r, false, kind_name(a->kind), abs, NULL, NULL, a->session, 1,
+					    a->bytes, a->mtime_ms);
+		free(abs);
+	}
+	for (i = 0; i < p->lines.n; i++) {
+		const agc_lineset *ls = &p->lines.v[i];
+		char *abs;
+
+		if (!ls->count)
+			continue;
+		abs = agc_plan_abspath(p->roots, ls->root, ls->rel);
+		agc_report_add_item(r, false, "lines", abs, NULL, NULL, p->id, ls->count, ls->bytes, 0);
+		free(abs);
+	}
+	for (i = 0; i < p->notes.n; i++)
+		agc_report_add_item(r, true, "file", p->notes.v[i].path, NULL, p->notes.v[i].reason, p->id,
+				    0, 0, 0);
+}
+
+static void do_purge(agc_plan *p, size_t agent, agc_report *r)
+{
+	failures fails = {0}, line_fails = {0};
+	bool fixable = false;
+	size_t i;
+
+	/* Files first, the record (the transcript discovery keys on) last (R6). */
+	for (i = 0; i < p->arts.n; i++)
+		if (!(p->arts.v[i].flags & AGC_ART_RECORD))
+			remove_one(p, r, &p->arts.v[i], &fails, &fixable);
+	for (i = 0; i < p->arts.n; i++) {
+		const agc_artifact *a = &p->arts.v[i];
+
+		if (!(a->flags & AGC_ART_RECORD))
+			continue;
+		/* A failed purge stays findable, so a rerun finishes it (R6). */
+		if (fixable) {
+			note_failure(&fails, a->root, a->rel,
+				     agc_strdup("error: kept until the rest is removed"));
+			continue;
+		}
+		remove_one(p, r, a, &fails, &fixable);
+	}
+	/* Then the shared files (R4). */
+	for (i = 0; i < p->lines.n; i++) {
+		const agc_lineset *ls = &p->lines.v[i];
+		agc_lines_result lr;
+		int rootfd = agc_plan_rootfd(p, ls->root);
+		int rc;
+
+		if (!ls->count || rootfd < 0)
+			continue;
+		rc = agc_lines_rewrite(rootfd, ls, p->ids.v, p->ids.n, p->ctx->procroot, 0, &lr);
+		if (rc == 0 && lr.done) {
+			char *abs = agc_plan_abspath(p->roots, ls->root, ls->rel);
+
+			agc_report_add_item(r, false, "lines", abs, NULL, NULL, p->id, lr.count, lr.bytes, 0);
+			free(abs);
+		} else if (rc != 0) {
+			char *why = lr.reason && strcmp(lr.reason, "error") != 0
+					    ? agc_strdup(lr.reason)
+					    : agc_strfmt("error: %s", agc_error_last());
+
+			note_failure(&line_fails, ls->root, ls->rel, why);
+		}
+	}
+	residual(p->ctx, agent, p, r, &fails, &line_fails);
+	r->status = r->residual.n ? AGC_ST_PARTIAL : AGC_ST_PURGED;
+	for (i = 0; i < fails.n; i++)
+		free(fails.v[i].reason);
+	free(fails.v);
+	for (i = 0; i < line_fails.n; i++)
+		free(line_fails.v[i].reason);
+	free(line_fails.v);
+}
+
+/* Resolve "auto" or an agent name and the id's grammar. Returns the agent index, or -1 with
+ * the report filled (not found, ambiguous). */
+static int pick_agent(agc_ctx *ctx, const char *agent, const char *id, char *canon, agc_report *r)
+{
+	size_t a, found = 0, which = 0;
+	char names[256] = "";
+
+	if (strcmp(agent, "auto") != 0) {
+		int i = agc_agent_find(agent);
+
+		if (i < 0) {
+			agc_report_set_error(r, "unknown agent");
+			return -1;
+		}
+		/* An id outside the agent's grammar yields no path at all: not found (R1). */
+		if (agc_adapter_table[i]->id_canon(id, canon) < 0) {
+			r->status = AGC_ST_NOT_FOUND;
+			return -1;
+		}
+		return i;
+	}
+	for (a = 0; agc_adapter_table[a]; a++) {
+		char c[AGC_ID_MAX];
+		agc_plan p;
+		bool has;
+
+		if (agc_adapter_table[a]->id_canon(id, c) < 0)
+			continue;
+		if (discover(ctx, a, c, &p) < 0) {
+			agc_plan_release(&p);
+			continue;
+		}
+		has = !agc_plan_empty(&p);
+		agc_plan_release(&p);
+		if (!has)
+			continue;
+		if (found++)
+			strncat(names, ", ", sizeof(names) - strlen(names) - 1);
+		strncat(names, agc_adapter_table[a]->name, sizeof(names) - strlen(names) - 1);
+		which = a;
+		memcpy(canon, c, sizeof(c));
+	}
+	if (found == 0) {
+		r->status = AGC_ST_NOT_FOUND;
+		return -1;
+	}
+	if (found > 1) {
+		char *why = agc_strfmt("ambiguous: found in %s; name the agent", names);
+
+		agc_report_add_item(r, true, "file", "", NULL, why ? why : "ambiguous", id, 0, 0, 0);
+		free(why);
+		r->status = AGC_ST_REFUSED;
+		return -1;
+	}
+	free(r->agent);
+	r->agent = agc_strdup(agc_adapter_table[which]->name);
+	return (int)which;
+}
+
+static int run(agc_ctx *ctx, const char *agent, const char *id, mode m, agc_report **out)
+{
+	agc_report *r = agc_report_new(agent ? agent : "auto", id ? id : "");
+	char canon[AGC_ID_MAX];
+	agc_plan p;
+	int a;
+	size_t i;
+
+	if (!r)
+		return -1;
+	*out = r;
+	a = pick_agent(ctx, agent ? agent : "auto", id ? id : "", canon, r);
+	if (a < 0)
+		return 0;
+	free(r->id);
+	r->id = agc_strdup(canon);
+	/* 1. Discover everything read-only (R6). */
+	if (discover(ctx, (size_t)a, canon, &p) < 0) {
+		agc_report_set_error(r, agc_error_last());
+		agc_plan_release(&p);
+		return 0;
+	}
+	if (agc_plan_empty(&p)) {
+		r->status = AGC_ST_NOT_FOUND;
+		agc_plan_release(&p);
+		return 0;
+	}
+	for (i = 1; i < p.ids.n; i++)
+		agc_report_add_str(r, 0, p.ids.v[i]);
+	fill_session(r, &p);
+	/* 2. The gate, before anything changes (R5). */
+	if (gate(&p, r)) {
+		add_hints(r);
+		if (m == MODE_SHOW) {
+			list_plan(&p, r, false);
+			r->status = AGC_ST_FOUND;
+		} else {
+			r->status = AGC_ST_IN_USE;
+		}
+		agc_plan_release(&p);
+		return 0;
+	}
+	switch (m) {
+	case MODE_SHOW:
+		list_plan(&p, r, false);
+		r->status = AGC_ST_FOUND;
+		break;
+	case MODE_IN_USE:
+		r->status = AGC_ST_FOUND;
+		break;
+	case MODE_DRY_RUN:
+		list_plan(&p, r, true);
+		r->status = AGC_ST_DRY_RUN;
+		r->dry_exit = r->residual.n ? 3 : 0;
+		break;
+	case MODE_PURGE:
+		do_purge(&p, (size_t)a, r);
+		break;
+	}
+	agc_plan_release(&p);
+	return 0;
+}
+
+int agc_purge(agc_ctx *ctx, const char *agent, const char *id, unsigned flags, agc_report **out)
+{
+	return run(ctx, agent, id, (flags & AGC_PURGE_DRY_RUN) ? MODE_DRY_RUN : MODE_PURGE, out);
+}
+
+int agc_show(agc_ctx *ctx, const char *agent, const char *id, agc_report **out)
+{
+	return run(ctx, agent, id, MODE_SHOW, out);
+}
+
+int agc_in_use(agc_ctx *ctx, const char *agent, const char *id, agc_report **out)
+{
+	int rc = run(ctx, agent, id, MODE_IN_USE, out);
+
+	return rc;
+}

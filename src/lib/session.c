@@ -1,0 +1,285 @@
+/* The plan of one purge (what discovery found) and the listing of sessions. */
+#include <errno.h>
+#include <stdio.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core.h"
+#include "error.h"
+#include "remove.h"
+#include "session.h"
+
+void agc_plan_init(agc_plan *p, const agc_adapter *ad, agc_ctx *ctx, const agc_rootset *rs,
+		   const char *id)
+{
+	size_t i;
+
+	memset(p, 0, sizeof(*p));
+	p->ad = ad;
+	p->ctx = ctx;
+	p->roots = rs;
+	snprintf(p->id, sizeof(p->id), "%s", id);
+	for (i = 0; i < AGC_ROOTS_MAX; i++)
+		p->rootfd[i] = -2;
+}
+
+static void meta_release(agc_meta *m)
+{
+	free(m->project);
+	free(m->title);
+	free(m->parent);
+	memset(m, 0, sizeof(*m));
+}
+
+void agc_plan_release(agc_plan *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->ids.n; i++)
+		free(p->ids.v[i]);
+	free(p->ids.v);
+	for (i = 0; i < p->arts.n; i++) {
+		free(p->arts.v[i].rel);
+		free(p->arts.v[i].session);
+	}
+	free(p->arts.v);
+	for (i = 0; i < p->lines.n; i++)
+		free(p->lines.v[i].rel);
+	free(p->lines.v);
+	for (i = 0; i < p->notes.n; i++) {
+		free(p->notes.v[i].path);
+		free(p->notes.v[i].reason);
+	}
+	free(p->notes.v);
+	agc_holders_release(&p->holders);
+	meta_release(&p->meta);
+	for (i = 0; i < AGC_ROOTS_MAX; i++)
+		if (p->rootfd[i] >= 0)
+			close(p->rootfd[i]);
+	memset(p->rootfd, 0, sizeof(p->rootfd));
+}
+
+int agc_plan_rootfd(agc_plan *p, size_t root)
+{
+	if (root >= p->roots->n)
+		return -1;
+	if (p->rootfd[root] == -2) {
+		const agc_root *r = &p->roots->v[root];
+
+		p->rootfd[root] = r->exists ? agc_walk_open_root(r->real) : -1;
+	}
+	return p->rootfd[root];
+}
+
+int agc_plan_add_id(agc_plan *p, const char *id)
+{
+	char **slot;
+	size_t i;
+
+	for (i = 0; i < p->ids.n; i++)
+		if (strcmp(p->ids.v[i], id) == 0)
+			return 0;
+	slot = AGC_ARRAY_PUSH(&p->ids, AGC_PLAN_MAX_ITEMS);
+	if (!slot)
+		return -1;
+	*slot = agc_strdup(id);
+	if (!*slot) {
+		p->ids.n--;
+		return -1;
+	}
+	return 0;
+}
+
+int agc_plan_add_art(agc_plan *p, size_t root, const char *rel, const char *session, unsigned flags,
+		     const char *last)
+{
+	struct stat st;
+	agc_artifact *a;
+	int rootfd = agc_plan_rootfd(p, root);
+	int dfd, err;
+	const char *leaf;
+	size_t i;
+
+	if (rootfd < 0 || !agc_walk_rel_ok(rel))
+		return 0;
+	for (i = 0; i < p->arts.n; i++)
+		if (p->arts.v[i].root == root && strcmp(p->arts.v[i].rel, rel) == 0)
+			return 0;
+	/* Discovery may look through a linked dir read-only (only the leaf is not followed); the
+	 * removal later walks without following anything (R2). */
+	if (fstatat(rootfd, rel, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		if (errno == ENOENT || errno == ENOTDIR)
+			return 0;
+		return agc_plan_add_note(p, rel, "error: cannot inspect") < 0 ? -1 : 0;
+	}
+	a = AGC_ARRAY_PUSH(&p->arts, AGC_PLAN_MAX_ITEMS);
+	if (!a)
+		return -1;
+	a->root = root;
+	a->rel = agc_strdup(rel);
+	a->session = agc_strdup(session ? session : p->id);
+	if (!a->rel || !a->session)
+		return -1;
+	a->flags = flags;
+	a->last = last;
+	a->dev = st.st_dev;
+	a->ino = st.st_ino;
+	a->mtime_ms = (int64_t)st.st_mtim.tv_sec * 1000 + st.st_mtim.tv_nsec / 1000000;
+	a->kind = S_ISDIR(st.st_mode) ? 'd' : S_ISLNK(st.st_mode) ? 'l' : S_ISREG(st.st_mode) ? 'f' : 'o';
+	a->bytes = S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
+	if (agc_walk_parent(rootfd, rel, &dfd, &leaf, &err) == AGC_WALK_OK)
+		close(dfd);
+	else
+		a->behind_link = true;
+	if (a->kind == 'd' && !a->behind_link) {
+		uint64_t bytes;
+		int64_t mt;
+
+		if (agc_remove_measure(rootfd, rel, 1000000, &bytes, &mt) == 0) {
+			a->bytes = bytes;
+			if (mt > a->mtime_ms)
+				a->mtime_ms = mt;
+		}
+	}
+	return 1;
+}
+
+int agc_plan_add_note(agc_plan *p, const char *path, const char *reason)
+{
+	agc_note *n = AGC_ARRAY_PUSH(&p->notes, AGC_PLAN_MAX_ITEMS);
+
+	if (!n)
+		return -1;
+	n->path = agc_strdup(path);
+	n->reason = agc_strdup(reason);
+	return n->path && n->reason ? 0 : -1;
+}
+
+bool agc_plan_empty(const agc_plan *p)
+{
+	size_t i;
+
+	if (p->arts.n || p->holders.n)
+		return false;
+	for (i = 0; i < p->lines.n; i++)
+		if (p->lines.v[i].count)
+			return false;
+	return true;
+}
+
+char *agc_plan_abspath(const agc_rootset *rs, size_t root, const char *rel)
+{
+	const agc_root *r = &rs->v[root];
+	const char *base = r->real ? r->real : r->path;
+
+	if (!rel || !*rel)
+		return agc_strdup(base);
+	return agc_strfmt("%s%s%s", base, strcmp(base, "/") == 0 ? "" : "/", rel);
+}
+
+/* ---- ls ---------------------------------------------------------------------------------- */
+
+typedef struct ls_row {
+	agc_session_info info;   /* strings owned */
+} ls_row;
+
+typedef struct ls_collect {
+	agc_ls_sink sink;
+	const agc_ls_opts *opts;
+	int64_t now_ms;
+	struct { ls_row *v; size_t n, cap; } rows;
+} ls_collect;
+
+static int ls_add(agc_ls_sink *s, const agc_session_info *in)
+{
+	ls_collect *c = (ls_collect *)s;
+	const agc_ls_opts *o = c->opts;
+	ls_row *r;
+
+	if (in->parent && !o->children)
+		return 0;
+	if (o->project && (!in->project || strcmp(in->project, o->project) != 0))
+		return 0;
+	if (o->older_than_ms > 0 && in->updated_ms > c->now_ms - o->older_than_ms)
+		return 0;
+	if (o->newer_than_ms > 0 && in->updated_ms < c->now_ms - o->newer_than_ms)
+		return 0;
+	r = AGC_ARRAY_PUSH(&c->rows, (size_t)1 << 26);
+	if (!r)
+		return -1;
+	r->info = *in;
+	r->info.id = agc_strdup(in->id);
+	r->info.parent = in->parent ? agc_strdup(in->parent) : NULL;
+	r->info.project = in->project ? agc_strdup(in->project) : NULL;
+	r->info.title = in->title ? agc_strdup(in->title) : NULL;
+	if (!r->info.id)
+		return -1;
+	return 0;
+}
+
+static int cmp_rows(const void *a, const void *b, void *arg)
+{
+	agc_sort sort_key = *(const agc_sort *)arg;
+	const agc_session_info *x = &((const ls_row *)a)->info, *y = &((const ls_row *)b)->info;
+	int c;
+
+	switch (sort_key) {
+	case AGC_SORT_CREATED:
+		if (x->created_ms != y->created_ms)
+			return x->created_ms > y->created_ms ? -1 : 1;
+		break;
+	case AGC_SORT_SIZE:
+		if (x->bytes != y->bytes)
+			return x->bytes > y->bytes ? -1 : 1;
+		break;
+	default:
+		break;
+	}
+	if (x->updated_ms != y->updated_ms)
+		return x->updated_ms > y->updated_ms ? -1 : 1;
+	c = strcmp(x->agent, y->agent);
+	return c ? c : strcmp(x->id, y->id);
+}
+
+int agc_ls(agc_ctx *ctx, const agc_ls_opts *opts, int (*cb)(const agc_session_info *s, void *ud),
+	   void *ud)
+{
+	ls_collect c;
+	agc_ls_opts def;
+	size_t a, i, n;
+	int rc = 0;
+
+	memset(&def, 0, sizeof(def));
+	if (!opts)
+		opts = &def;
+	memset(&c, 0, sizeof(c));
+	c.sink.add = ls_add;
+	c.opts = opts;
+	c.now_ms = ctx->now_ms;
+	for (a = 0; agc_adapter_table[a]; a++) {
+		const agc_rootset *rs;
+
+		if (opts->agents && !(opts->agents & (1u << a)))
+			continue;
+		rs = agc_ctx_roots(ctx, a);
+		if (!rs || agc_adapter_table[a]->list(ctx, rs, opts, &c.sink) < 0)
+			rc = -1;
+	}
+	if (c.rows.n > 1)
+		qsort_r(c.rows.v, c.rows.n, sizeof(*c.rows.v), cmp_rows, (void *)&opts->sort);
+	n = opts->limit && opts->limit < c.rows.n ? opts->limit : c.rows.n;
+	for (i = 0; i < n; i++)
+		if (cb(&c.rows.v[i].info, ud))
+			break;
+	for (i = 0; i < c.rows.n; i++) {
+		free((char *)c.rows.v[i].info.id);
+		free((char *)c.rows.v[i].info.parent);
+		free((char *)c.rows.v[i].info.project);
+		free((char *)c.rows.v[i].info.title);
+	}
+	free(c.rows.v);
+	return rc;
+}

@@ -1,0 +1,761 @@
+/* Unit tests for the in-use gate's process scan (holders.c, SPEC R5): live children that carry
+ * a session id in argv or environ or hold a session file open, and a made-up procfs tree for the
+ * cases a live system cannot stage. Every child is killed and reaped by the teardown. */
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "buf.h"
+#include "error.h"
+#include "holders.h"
+
+/* ---- fixtures: a temporary directory (never under $HOME) and the children ------------------- */
+
+static char tmproot[PATH_MAX];
+static char fakeproc[PATH_MAX + 8];
+static pid_t children[16];
+static size_t n_children;
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+static int setup(void **state)
+{
+	const char *tmp = getenv("TMPDIR");
+
+	(void)state;
+	n_children = 0;
+	snprintf(tmproot, sizeof(tmproot), "%s/agc-test-holders-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(tmproot))
+		return -1;
+	snprintf(fakeproc, sizeof(fakeproc), "%s/proc", tmproot);
+	return mkdir(fakeproc, 0700);
+}
+
+static int teardown(void **state)
+{
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < n_children; i++) {
+		kill(children[i], SIGKILL);
+		waitpid(children[i], NULL, 0);
+	}
+	n_children = 0;
+	return nftw(tmproot, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* Path under the temporary directory; one of four static buffers in turn. */
+static const char *tpath(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static const char *tpath(const char *fmt, ...)
+{
+	static char out[4][PATH_MAX * 2];
+	static unsigned next;
+	char rel[PATH_MAX], *o = out[next++ % 4];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(rel, sizeof(rel), fmt, ap);
+	va_end(ap);
+	snprintf(o, sizeof(out[0]), "%s/%s", tmproot, rel);
+	return o;
+}
+
+static void write_t(const char *rel, const void *data, size_t len)
+{
+	int fd = open(tpath("%s", rel), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, data, len), (ssize_t)len);
+	close(fd);
+}
+
+static void writes_t(const char *rel, const char *s)
+{
+	write_t(rel, s, strlen(s));
+}
+
+static agc_devino devino_t(const char *rel)
+{
+	struct stat st;
+	agc_devino d;
+
+	assert_int_equal(stat(tpath("%s", rel), &st), 0);
+	d.dev = st.st_dev;
+	d.ino = st.st_ino;
+	return d;
+}
+
+/* A fresh random UUID in lower case, and the same in mixed case. */
+static void make_uuid(char lower[37], char mixed[37])
+{
+	static const char hex[] = "0123456789abcdef";
+	unsigned char r[16];
+	size_t i, o = 0;
+	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+
+	assert_true(fd >= 0);
+	assert_int_equal(read(fd, r, sizeof(r)), (ssize_t)sizeof(r));
+	close(fd);
+	for (i = 0; i < 16; i++) {
+		if (i == 4 || i == 6 || i == 8 || i == 10)
+			lower[o++] = '-';
+		lower[o++] = hex[r[i] >> 4];
+		lower[o++] = hex[r[i] & 15];
+	}
+	lower[o] = '\0';
+	for (i = 0; i <= o; i++)
+		mixed[i] = (i % 2 && lower[i] >= 'a' && lower[i] <= 'f') ? (char)(lower[i] - 32)
+									  : lower[i];
+}
+
+static void remember(pid_t pid)
+{
+	assert_true(n_children < sizeof(children) / sizeof(children[0]));
+	children[n_children++] = pid;
+}
+
+/* Fork and exec `sleep 30` with argv0 and envp as given; returns once the exec happened (the
+ * close-on-exec pipe reads EOF), so /proc already shows the new argv and environ. */
+static pid_t spawn_sleep(const char *argv0, char *const envp[])
+{
+	char *const argv[] = {(char *)argv0, "30", NULL};
+	int sync[2], err = 0;
+	pid_t pid;
+
+	assert_int_equal(pipe2(sync, O_CLOEXEC), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		close(sync[0]);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (envp)
+			execvpe("sleep", argv, envp);
+		else
+			execvp("sleep", argv);
+		err = errno;
+		if (write(sync[1], &err, sizeof(err)) < 0)
+			_exit(126);
+		_exit(127);
+	}
+	remember(pid);
+	close(sync[1]);
+	assert_int_equal(read(sync[0], &err, sizeof(err)), 0);
+	close(sync[0]);
+	return pid;
+}
+
+/* Fork a child (no exec: its argv is this test's) that opens rel and, when map, maps it and
+ * closes the fd; returns once it holds the file. */
+static pid_t spawn_holder(const char *rel, bool map)
+{
+	const char *path = tpath("%s", rel);
+	int sync[2];
+	pid_t pid;
+	char c;
+
+	assert_int_equal(pipe2(sync, O_CLOEXEC), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int fd;
+
+		close(sync[0]);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			_exit(1);
+		if (map) {
+			if (mmap(NULL, 1, PROT_READ, MAP_SHARED, fd, 0) == MAP_FAILED)
+				_exit(2);
+			close(fd);
+		}
+		if (write(sync[1], "k", 1) != 1)
+			_exit(3);
+		for (;;)
+			pause();
+	}
+	remember(pid);
+	close(sync[1]);
+	assert_int_equal(read(sync[0], &c, 1), 1);
+	close(sync[0]);
+	return pid;
+}
+
+static const agc_holder *find(const agc_holders *h, pid_t pid, agc_why why)
+{
+	size_t i;
+
+	for (i = 0; i < h->n; i++)
+		if (h->v[i].pid == pid && h->v[i].why == why)
+			return &h->v[i];
+	return NULL;
+}
+
+static size_t count_pid(const agc_holders *h, pid_t pid)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < h->n; i++)
+		n += h->v[i].pid == pid;
+	return n;
+}
+
+/* ---- names and the list -------------------------------------------------------------------- */
+
+static void test_holders_why_name(void **state)
+{
+	(void)state;
+	assert_string_equal(agc_why_name(AGC_WHY_REGISTRY), "registry");
+	assert_string_equal(agc_why_name(AGC_WHY_CMDLINE), "cmdline");
+	assert_string_equal(agc_why_name(AGC_WHY_ENVIRON), "environ");
+	assert_string_equal(agc_why_name(AGC_WHY_OPEN_FILE), "open-file");
+	assert_string_equal(agc_why_name(AGC_WHY_LOCK), "lock");
+	assert_string_equal(agc_why_name(AGC_WHY_UNREADABLE), "process-table");
+}
+
+/* The same (pid, why, what) is listed once; strings are copies. */
+static void test_holders_add_dedup(void **state)
+{
+	agc_holders h = {NULL, 0, 0};
+	char what[] = "x.jsonl";
+
+	(void)state;
+	assert_int_equal(agc_holders_add(&h, 10, AGC_WHY_OPEN_FILE, "cat x", what, 2), 0);
+	assert_int_equal(agc_holders_add(&h, 10, AGC_WHY_OPEN_FILE, "cat x", "x.jsonl", 2), 0);
+	assert_int_equal(h.n, 1);
+	what[0] = 'y';
+	assert_string_equal(h.v[0].what, "x.jsonl");
+	assert_string_equal(h.v[0].command, "cat x");
+	assert_int_equal(h.v[0].file, 2);
+	assert_int_equal(agc_holders_add(&h, 10, AGC_WHY_OPEN_FILE, "cat x", "other", 3), 0);
+	assert_int_equal(agc_holders_add(&h, 10, AGC_WHY_CMDLINE, "cat x", "x.jsonl", 0), 0);
+	assert_int_equal(agc_holders_add(&h, 11, AGC_WHY_OPEN_FILE, "cat x", "x.jsonl", 2), 0);
+	assert_int_equal(agc_holders_add(&h, 12, AGC_WHY_LOCK, NULL, NULL, 0), 0);
+	assert_int_equal(agc_holders_add(&h, 12, AGC_WHY_LOCK, NULL, NULL, 0), 0);
+	assert_int_equal(h.n, 5);
+	assert_null(h.v[4].command);
+	assert_null(h.v[4].what);
+	agc_holders_release(&h);
+	assert_int_equal(h.n, 0);
+	assert_null(h.v);
+	agc_holders_release(&h);
+	agc_holders_release(NULL);
+}
+
+/* ---- live processes ------------------------------------------------------------------------ */
+
+/* R5: an argument containing the id, in either letter case, makes a holder; this process,
+ * whose argv does not hold it, is not one. */
+static void test_holders_cmdline_live(void **state)
+{
+	char lower[37], mixed[37], argv0[128], other[37], other_mixed[37];
+	const char *ids[2];
+	agc_holders h = {NULL, 0, 0};
+	agc_gate_query q;
+	const agc_holder *x;
+	pid_t child;
+
+	(void)state;
+	make_uuid(lower, mixed);
+	make_uuid(other, other_mixed);
+	snprintf(argv0, sizeof(argv0), "claude --resume=%s", mixed);
+	child = spawn_sleep(argv0, NULL);
+
+	ids[0] = lower;
+	ids[1] = other;
+	memset(&q, 0, sizeof(q));
+	q.procroot = "/proc";
+	q.ids = ids;
+	q.n_ids = 2;
+	assert_int_equal(agc_holders_scan(&q, &h), 0);
+	x = find(&h, child, AGC_WHY_CMDLINE);
+	assert_non_null(x);
+	assert_string_equal(x->what, lower);
+	assert_non_null(strstr(x->command, "--resume="));
+	assert_non_null(strstr(x->command, " 30"));
+	assert_int_equal(count_pid(&h, child), 1);  /* the other id is nowhere */
+	assert_int_equal(count_pid(&h, getpid()), 0);
+	agc_holders_release(&h);
+}
+
+/* R5: agentgc and its ancestors never count by argv, even when their argv holds the id. */
+static void test_holders_cmdline_self_skipped(void **state)
+{
+	const char *ids[1] = {program_invocation_short_name};
+	agc_holders h = {NULL, 0, 0};
+	agc_gate_query q;
+
+	(void)state;
+	memset(&q, 0, sizeof(q));
+	q.procroot = "/proc";
+	q.ids = ids;
+	q.n_ids = 1;
+	assert_int_equal(agc_holders_scan(&q, &h), 0);
+	assert_int_equal(count_pid(&h, getpid()), 0);
+	assert_int_equal(count_pid(&h, getppid()), 0);
+	agc_holders_release(&h);
+}
+
+/* R5: CODEX_THREAD_ID equal to the id (any letter case) makes a holder; another variable
+ * with the id, or the named variable with a longer value, does not. */
+static void test_holders_environ_live(void **state)
+{
+	char lower[37], mixed[37], e1[96], e2[96], e3[96];
+	char *env1[] = {e1, "LANG=C", NULL}, *env2[] = {e2, NULL}, *env3[] = {e3, NULL};
+	const char *ids[1], *names[2] = {"CODEX_THREAD_ID", "CODEX_SESSION_ID"};
+	agc_holders h = {NULL, 0, 0};
+	agc_gate_query q;
+	const agc_holder *x;
+	pid_t c1, c2, c3;
+
+	(void)state;
+	make_uuid(lower, mixed);
+	snprintf(e1, sizeof(e1), "CODEX_THREAD_ID=%s", mixed);
+	snprintf(e2, sizeof(e2), "OTHER_THREAD_ID=%s", lower);
+	snprintf(e3, sizeof(e3), "CODEX_SESSION_ID=%s-x", lower);
+	c1 = spawn_sleep("sleep", env1);
+	c2 = spawn_sleep("sleep", env2);
+	c3 = spawn_sleep("sleep", env3);
+
+	ids[0] = lower;
+	memset(&q, 0, sizeof(q));
+	q.procroot = "/proc";
+	q.ids = ids;
+	q.n_ids = 1;
+	q.env_names = names;
+	q.n_env_names = 2;
+	assert_int_equal(agc_holders_scan(&q, &h), 0);
+	x = find(&h, c1, AGC_WHY_ENVIRON);
+	assert_non_null(x);
+	assert_string_equal(x->what, lower);
+	assert_string_equal(x->command, "sleep 30");
+	assert_int_equal(count_pid(&h, c1), 1);
+	assert_int_equal(count_pid(&h, c2), 0);
+	assert_int_equal(count_pid(&h, c3), 0);
+	agc_holders_release(&h);
+
+	/* Without variable names the environment is not looked at. */
+	q.n_env_names = 0;
+	assert_int_equal(agc_holders_scan(&q, &h), 0);
+	assert_int_equal(count_pid(&h, c1), 0);
+	agc_holders_release(&h);
+}
+
+/* R5: a process with one of the session's files open is a holder, with that file's index. */
+static void test_holders_open_file_live(void **state)
+{
+	agc_gate_file files[2];
+	agc_holders h = {NULL, 0, 0};
+	agc_gate_query q;
+	const agc_holder *x;
+	pid_t child;
+
+	(void)state;
+	writes_t("a.jsonl", "{}\n");
+	writes_t("b.jsonl", "{}\n");
+	files[0].id = devino_t("a.jsonl");
+	files[0].label = "a.jsonl";
+	files[1].id = devino_t("b.jsonl");
+	files[1].label = "b.jsonl";
+	child = spawn_holder("b.jsonl", false);
+
+	memset(&q, 0, sizeof(q));
+	q.procroot = "/proc";
+	q.files = files;
+	q.n_files = 2;
+	assert_int_equal(agc_holders_scan(&q, &h), 0);
+	x = find(&h, child, AGC_WHY_OPEN_FILE);
+	assert_non_null(x);
+	assert_int_equal(x->file, 1);
+	assert_string_equal(x->what, "b.jsonl");
+	assert_non_null(strstr(x->command, program_invocation_short_name));
+	assert_int_equal(count_pid(&h, child), 1);
+	agc_holders_release(&h);
+}
+
+/* R5: agentgc's own fds never make it a holder. */
+static void test_holders_open_file_self_skipped(void **state)
+{
+	agc_gate_file files[1];
+	agc_holders h = {NULL, 0, 0};
+	agc_gate_query q;
+	int fd;
+
+	(void)state;
+	writes_t("mine.jsonl", "{}\n");
+	files[0].id = devino_t("mine.jsonl");
+	files[0].label = "mine.jsonl";
+	fd = open(tpath("mine.jsonl"), O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+
+	memset(&q, 0, sizeof(q));
+	q.procroot = "/proc";
+	q.files = files;
+	q.n_files = 1;
+	q.with_maps = true;
+	assert_int_equal(agc_holders_scan(&q, &h), 0);
+	assert_int_equal(count_pid(&h, getpid()), 0);
+	assert_int_equal(h.n, 0);
+	close(fd);
+	agc_holders_release(&h);
+}
+
+/* A mapping counts only when maps are asked for: the child closed its fd after mmap. */
+static void test_holders_maps_live(void **state)
+{
+	agc_gate_file files[1];
+	agc_holders h = {NULL, 0, 0};
+	agc_gate_query q;
+	const agc_holder *x;
+	pid_t child;
+
+	(void)state;
+	writes_t("db.sqlite-shm", "shared memory");
+	files[0].id = devino_t("db.sqlite-shm");
+	files[0].label = "db.sqlite-shm";
+	child = spawn_holder("db.sqlite-shm", true);
+
+	memset(&q, 0, sizeof(q));
+	q.procroot = "/proc";
+	q.files = files;
+	q.n_files = 1;
+	assert_int_equal(agc_holders_scan(&q, &h), 0);
+	assert_int_equal(count_pid(&h, child), 0);
+	q.with_maps = true;
+	assert_int_equal(agc_holders_scan(&q, &h), 0);
+	x = find(&h, child, AGC_WHY_OPEN_FILE);
+	assert_non_null(x);
+	assert_int_equal(x->file, 0);
+	agc_holders_release(&h);
+}
+
+typedef struct exempt_log {
+	int calls;
+	bool answer;
+	bool saw_self_name;
+} exempt_log;
+
+static bool exempt_cb(const char *argv, size_t len, void *ud)
+{
+	exempt_log *log = ud;
+
+	log->calls++;
+	if (len > 0 && strstr(argv, program_invocation_short_name))
+		log->saw_self_name = true;
+	return log->answer;
+}
+
+/* R5: a shared service (exempt) is never a holder through open files; the exemption is asked
+ * only of processes that hold one of the files. */
+static void test_holders_exempt(void **state)
+{
+	exempt_log log = {0, true, false};
+	agc_gate_file files[1];
+	agc_holders h = {NULL, 0, 0};
+	agc_gate_query q;
+	pid_t child;
+
+	(void)state;
+	writes_t("opencode.db", "db");
+	files[0].id = devino_t("opencode.db");
+	files[0].label = "opencode.db";
+	child = spawn_holder("opencode.db", false);
+
+	memset(&q, 0, sizeof(q));
+	q.procroot = "/proc";
+	q.files = files;
+	q.n_files = 1;
+	q.exempt = exempt_cb;
+	q.exempt_ud = &log;
+	assert_int_equal(agc_holders_scan(&q, &h), 0);
+	assert_int_equal(count_pid(&h, child), 0);
+	assert_int_equal(log.calls, 1);
+	assert_true(log.saw_self_name);
+
+	log.answer = false;
+	log.calls = 0;
+	assert_int_equal(agc_holders_scan(&q, &h), 0);
+	assert_non_null(find(&h, child, AGC_WHY_OPEN_FILE));
+	assert_int_equal(log.calls, 1);
+	agc_holders_release(&h);
+}
+
+/* Another user's process, whose fds and environment we may not read, is skipped, not an error
+ * (R5, as fuser and lsof skip them); its argv, which anyone may read, still counts. Needs root
+ * to become another user. */
+static void test_holders_unreadable_skipped(void **state)
+{
+	char lower[37], mixed[37], argv0[96];
+	const char *ids[1], *names[1] = {"CODEX_THREAD_ID"};
+	agc_gate_file files[1];
+	pid_t holder, byname, child;
+	int status;
+
+	(void)state;
+	if (getuid() != 0) {
+		print_message("skipped: needs root to drop to another user\n");
+		skip();
+	}
+	make_uuid(lower, mixed);
+	snprintf(argv0, sizeof(argv0), "codex resume %s", lower);
+	writes_t("held.jsonl", "{}\n");
+	files[0].id = devino_t("held.jsonl");
+	files[0].label = "held.jsonl";
+	holder = spawn_holder("held.jsonl", false);
+	byname = spawn_sleep(argv0, NULL);
+	ids[0] = lower;
+
+	child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		agc_holders h = {NULL, 0, 0};
+		agc_gate_query q;
+		int code = 0;
+		size_t i;
+
+		if (setgid(65534) < 0 || setuid(65534) < 0)
+			_exit(10);
+		memset(&q, 0, sizeof(q));
+		q.procroot = "/proc";
+		q.ids = ids;
+		q.n_ids = 1;
+		q.env_names = names;
+		q.n_env_names = 1;
+		q.files = files;
+		q.n_files = 1;
+		q.with_maps = true;
+		if (agc_holders_scan(&q, &h) != 0)
+			_exit(11);
+		for (i = 0; i < h.n; i++) {
+			if (h.v[i].pid == holder)
+				code |= 1;
+			if (h.v[i].pid == byname && h.v[i].why == AGC_WHY_CMDLINE)
+				code |= 2;
+		}
+		agc_holders_release(&h);
+		_exit(code == 2 ? 0 : 20 + code);
+	}
+	assert_int_equal(waitpid(child, &status, 0), child);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+/* R5: a process table that cannot be read is an error; the caller treats that as in use. */
+static void test_holders_missing_procroot(void **state)
+{
+	const char *ids[1] = {"0b9e8a4e-5f0f-4a5e-9d4b-6c1f4f0a1b2c"};
+	agc_holders h = {NULL, 0, 0};
+	agc_gate_query q;
+
+	(void)state;
+	memset(&q, 0, sizeof(q));
+	q.procroot = tpath("no-such-proc");
+	q.ids = ids;
+	q.n_ids = 1;
+	assert_int_equal(agc_holders_scan(&q, &h), -1);
+	assert_non_null(strstr(agc_error_last(), "no-such-proc"));
+	assert_int_equal(h.n, 0);
+}
+
+/* ---- a made-up procfs tree ----------------------------------------------------------------- */
+
+static void fake_proc(pid_t pid, const char *comm)
+{
+	char text[512], rel[64];
+
+	assert_int_equal(mkdir(tpath("proc/%ld", (long)pid), 0700), 0);
+	snprintf(text, sizeof(text),
+		 "%ld (%s) S 1 %ld %ld 0 -1 4194560 1 0 0 0 0 0 0 0 20 0 1 0 1000 5000 100\n",
+		 (long)pid, comm, (long)pid, (long)pid);
+	snprintf(rel, sizeof(rel), "proc/%ld/stat", (long)pid);
+	writes_t(rel, text);
+}
+
+static void fake_file(pid_t pid, const char *name, const void *data, size_t len)
+{
+	char rel[128];
+
+	snprintf(rel, sizeof(rel), "proc/%ld/%s", (long)pid, name);
+	write_t(rel, data, len);
+}
+
+/* Every kind of match on one tree: a process found by argv (its command made printable), one
+ * by environ (no cmdline: shown by its comm), one by an fd, a vanished one skipped, and the
+ * same file listed twice reported at both indices. */
+static void test_holders_fake_tree(void **state)
+{
+	static const char id[] = "0b9e8a4e-5f0f-4a5e-9d4b-6c1f4f0a1b2c";
+	const char *ids[1] = {id}, *names[1] = {"CODEX_THREAD_ID"};
+	char argv[256];
+	agc_gate_file files[3];
+	agc_holders h = {NULL, 0, 0};
+	agc_gate_query q;
+	const agc_holder *x;
+	size_t len, i, seen0 = 0, seen2 = 0;
+
+	(void)state;
+	fake_proc(100, "claude");
+	len = (size_t)snprintf(argv, sizeof(argv), "claude\1\x1b[31m\xff\xc3\xa9\xc2\x9b\n%c--resume%c%s%c",
+			       '\0', '\0', "0B9E8A4E-5F0F-4A5E-9D4B-6C1F4F0A1B2C", '\0');
+	fake_file(100, "cmdline", argv, len);
+
+	fake_proc(200, "tool");
+	len = (size_t)snprintf(argv, sizeof(argv), "PATH=/bin%cCODEX_THREAD_ID=%s%c", '\0', id, '\0');
+	fake_file(200, "environ", argv, len);
+
+	fake_proc(300, "cat");
+	fake_file(300, "cmdline", "cat\0s.jsonl\0", 12);
+	assert_int_equal(mkdir(tpath("proc/300/fd"), 0700), 0);
+	writes_t("s.jsonl", "{}\n");
+	writes_t("t.jsonl", "{}\n");
+	assert_int_equal(symlink(tpath("s.jsonl"), tpath("proc/300/fd/0")), 0);
+	writes_t("proc/300/maps", "");
+
+	assert_int_equal(mkdir(tpath("proc/400"), 0700), 0);  /* vanished */
+
+	fake_proc(500, "bash");
+	fake_file(500, "cmdline", "bash\0--resume=ses_other\0", 24);
+
+	files[0].id = devino_t("s.jsonl");
+	files[0].label = "s.jsonl";
+	files[1].id = devino_t("t.jsonl");
+	files[1].label = "t.jsonl";
+	files[2].id = devino_t("s.jsonl");
+	files[2].label = "link-to-s.jsonl";
+
+	memset(&q, 0, sizeof(q));
+	q.procroot = fakeproc;
+	q.ids = ids;
+	q.n_ids = 1;
+	q.env_names = names;
+	q.n_env_names = 1;
+	q.files = files;
+	q.n_files = 3;
+	q.with_maps = true;
+	assert_int_equal(agc_holders_scan(&q, &h), 0);
+
+	x = find(&h, 100, AGC_WHY_CMDLINE);
+	assert_non_null(x);
+	/* Control bytes, a stray 0xff and the C1 control U+009B become '?', the é stays. */
+	assert_string_equal(x->command, "claude?" "?[31m?" "\xc3\xa9?" "?" "? --resume "
+					"0B9E8A4E-5F0F-4A5E-9D4B-6C1F4F0A1B2C");
+	x = find(&h, 200, AGC_WHY_ENVIRON);
+	assert_non_null(x);
+	assert_string_equal(x->command, "[tool]");
+	assert_string_equal(x->what, id);
+	for (i = 0; i < h.n; i++) {
+		if (h.v[i].pid != 300)
+			continue;
+		assert_int_equal(h.v[i].why, AGC_WHY_OPEN_FILE);
+		assert_string_equal(h.v[i].command, "cat s.jsonl");
+		seen0 += h.v[i].file == 0;
+		seen2 += h.v[i].file == 2;
+	}
+	assert_int_equal(seen0, 1);
+	assert_int_equal(seen2, 1);
+	assert_int_equal(count_pid(&h, 300), 2);
+	assert_int_equal(count_pid(&h, 400), 0);
+	assert_int_equal(count_pid(&h, 500), 0);
+	assert_int_equal(h.n, 4);
+	agc_holders_release(&h);
+}
+
+/* A holder's command is bounded, ends in "...", and is never cut inside a UTF-8 sequence. */
+static void test_holders_command_bounded(void **state)
+{
+	static const char id[] = "ses_abc";
+	const char *ids[1] = {id};
+	agc_holders h = {NULL, 0, 0};
+	agc_gate_query q;
+	const agc_holder *x;
+	char *argv;
+	size_t len = 0, i;
+
+	(void)state;
+	argv = malloc(4096);
+	assert_non_null(argv);
+	len += (size_t)sprintf(argv, "opencode%c--session=%s%c", '\0', id, '\0');
+	for (i = 0; i < 1000; i++) {
+		memcpy(argv + len, "\xc3\xa9", 2);  /* é */
+		len += 2;
+	}
+	argv[len++] = '\0';
+	fake_proc(600, "opencode");
+	fake_file(600, "cmdline", argv, len);
+	free(argv);
+
+	memset(&q, 0, sizeof(q));
+	q.procroot = fakeproc;
+	q.ids = ids;
+	q.n_ids = 1;
+	assert_int_equal(agc_holders_scan(&q, &h), 0);
+	x = find(&h, 600, AGC_WHY_CMDLINE);
+	assert_non_null(x);
+	len = strlen(x->command);
+	assert_true(len <= 512 + 3);
+	assert_true(len > 400);
+	assert_string_equal(x->command + len - 3, "...");
+	/* "opencode --session=ses_abc " is 27 bytes, then whole 2-byte characters. */
+	assert_int_equal((len - 3 - 27) % 2, 0);
+	assert_true((unsigned char)x->command[len - 4] == 0xa9);
+	agc_holders_release(&h);
+}
+
+/* A query with nothing to look for finds nothing and reads nothing, even from a bad root. */
+static void test_holders_empty_query(void **state)
+{
+	agc_holders h = {NULL, 0, 0};
+	agc_gate_query q;
+
+	(void)state;
+	memset(&q, 0, sizeof(q));
+	q.procroot = tpath("no-such-proc");
+	assert_int_equal(agc_holders_scan(&q, &h), 0);
+	assert_int_equal(h.n, 0);
+	assert_int_equal(agc_holders_scan(NULL, &h), -1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_holders_why_name),
+		cmocka_unit_test(test_holders_add_dedup),
+		cmocka_unit_test_setup_teardown(test_holders_cmdline_live, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_holders_cmdline_self_skipped, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_holders_environ_live, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_holders_open_file_live, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_holders_open_file_self_skipped, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_holders_maps_live, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_holders_exempt, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_holders_unreadable_skipped, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_holders_missing_procroot, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_holders_fake_tree, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_holders_command_bounded, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_holders_empty_query, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
