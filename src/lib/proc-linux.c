@@ -219,36 +219,6 @@ static int parse_stat(const char *path, char *text, agc_proc *out)
 	return 0;
 }
 
-/* The real uid: the first number of the "Uid:" line of /proc/PID/status. Returns 0, or -1
- * when the line is missing or malformed. */
-static int parse_status_uid(const char *text, uid_t *uid)
-{
-	const char *p = text;
-	unsigned long v;
-	char *end;
-
-	for (;;) {
-		if (!strncmp(p, "Uid:", 4))
-			break;
-		p = strchr(p, '\n');
-		if (!p)
-			return -1;
-		p++;
-	}
-	p += 4;
-	while (*p == ' ' || *p == '\t')
-		p++;
-	if (*p < '0' || *p > '9')
-		return -1;
-	errno = 0;
-	v = strtoul(p, &end, 10);
-	if (errno || v > (unsigned long)(uid_t)-1 - 1 || (*end != '\t' && *end != ' ' && *end != '\n'
-							      && *end != '\0'))
-		return -1;
-	*uid = (uid_t)v;
-	return 0;
-}
-
 /* agc_proc_stat, keeping AGC_EUNSAFE (not ours to read, as under hidepid=1) apart so that
  * agc_proc_each can skip such a process. */
 static int proc_stat(const char *procroot, pid_t pid, agc_proc *out)
@@ -270,17 +240,18 @@ static int proc_stat(const char *procroot, pid_t pid, agc_proc *out)
 	if (parse_stat(path, text, &p) < 0)
 		return -1;
 
-	/* The uid is only in status. A tree without it or without its Uid line (or a process
-	 * that went between the two reads) leaves the uid unknown, (uid_t)-1, rather than
-	 * losing the process. */
+	/* The uid is the owner of /proc/PID (as htop and ps take it): one stat instead of
+	 * reading status, which the kernel is slow to produce. A process that went between
+	 * the two looks leaves the uid unknown, (uid_t)-1, rather than losing the process. */
 	p.uid = (uid_t)-1;
-	if (proc_path(path, sizeof(path), procroot, pid, "status") < 0)
+	if (proc_path(path, sizeof(path), procroot, pid, "") < 0)
 		return -1;
-	rc = read_small(path, text, sizeof(text), &len);
-	if (rc == 0 && parse_status_uid(text, &p.uid) < 0)
-		p.uid = (uid_t)-1;
-	if (rc < 0 && rc != AGC_ENOTFOUND)
-		return rc;
+	{
+		struct stat dst;
+
+		if (stat(path, &dst) == 0)
+			p.uid = dst.st_uid;
+	}
 	*out = p;
 	return 0;
 }
@@ -476,7 +447,7 @@ static int parse_maps_line(const char *s, agc_devino *f)
 static int proc_maps(const char *procroot, pid_t pid, int (*cb)(const agc_devino *f, void *ud),
 		     void *ud)
 {
-	char path[PATH_MAX], *line;
+	char path[PATH_MAX], *line = NULL;
 	agc_devino f, last = {0, 0};
 	line_reader *lr;
 	unsigned int lines = 0;
@@ -603,7 +574,7 @@ long agc_proc_ticks_per_sec(void)
 
 int agc_proc_boot_ms(const char *procroot, int64_t *out)
 {
-	char path[PATH_MAX], *line, *end;
+	char path[PATH_MAX], *line = NULL, *end;
 	line_reader *lr;
 	long long v;
 	int fd, rc;

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core.h"
@@ -93,35 +94,70 @@ static bool exempt_cb(const char *argv, size_t len, void *ud)
 	return ad->exempt && ad->exempt(argv, len, NULL);
 }
 
+typedef struct gate_files {
+	agc_gate_file *v;
+	size_t n, cap;
+	const char *label;
+	bool full;
+} gate_files;
+
+static void gate_add(gate_files *g, dev_t dev, ino_t ino, const char *label)
+{
+	agc_gate_file *f;
+
+	if (g->full)
+		return;
+	f = AGC_ARRAY_PUSH(g, AGC_GATE_MAX_FILES);
+	if (!f) {
+		g->full = true;
+		return;
+	}
+	f->id.dev = dev;
+	f->id.ino = ino;
+	f->label = label;
+}
+
+/* Every regular file inside a dir artifact counts: a tool's output file held by a running
+ * command belongs to the session as much as the transcript does. */
+static void gate_visit(const struct stat *st, void *ud)
+{
+	gate_files *g = ud;
+
+	if (S_ISREG(st->st_mode))
+		gate_add(g, st->st_dev, st->st_ino, g->label);
+}
+
 /* The in-use gate (R5) for the session and every child: registry holders found by discovery,
  * then one pass over the process table. Returns true when in use; holders go to the report. */
 static bool gate(agc_plan *p, agc_report *r)
 {
-	agc_gate_file *files = NULL;
+	gate_files g = {0};
 	agc_holders h = {0};
 	agc_gate_query q;
-	size_t i, nf = 0;
-	bool busy = false;
+	size_t i;
 
 	for (i = 0; i < p->holders.n; i++)
 		agc_report_add_holder(r, p->holders.v[i].pid, p->holders.v[i].command,
 				      agc_why_name(p->holders.v[i].why), p->holders.v[i].what);
-	if (p->arts.n) {
-		files = calloc(p->arts.n, sizeof(*files));
-		if (!files) {
-			agc_error_oom();
-			goto unreadable;
-		}
-	}
 	for (i = 0; i < p->arts.n; i++) {
 		const agc_artifact *a = &p->arts.v[i];
+		int rootfd;
 
 		if ((a->flags & AGC_ART_NO_GATE) || a->kind == 'l')
 			continue;
-		files[nf].id.dev = a->dev;
-		files[nf].id.ino = a->ino;
-		files[nf].label = a->rel;
-		nf++;
+		gate_add(&g, a->dev, a->ino, a->rel);
+		rootfd = agc_plan_rootfd(p, a->root);
+		if (a->kind == 'd' && !a->behind_link && rootfd >= 0) {
+			uint64_t b;
+			int64_t mt;
+
+			g.label = a->rel;
+			agc_remove_visit(rootfd, a->rel, AGC_GATE_MAX_FILES, gate_visit, &g, &b, &mt);
+		}
+	}
+	if (g.full) {
+		agc_error_set(-1, "too many files to check for holders");
+		goto unreadable;
 	}
 	memset(&q, 0, sizeof(q));
 	q.procroot = p->ctx->procroot;
@@ -129,35 +165,32 @@ static bool gate(agc_plan *p, agc_report *r)
 	q.n_ids = p->ids.n;
 	q.env_names = p->ad->env_names;
 	q.n_env_names = p->ad->n_env_names;
-	q.files = files;
-	q.n_files = nf;
+	q.files = g.v;
+	q.n_files = g.n;
 	q.with_maps = true;
 	q.exempt = exempt_cb;
 	q.exempt_ud = (void *)p->ad;
 	if (agc_holders_scan(&q, &h) < 0)
 		goto unreadable;
 	for (i = 0; i < h.n; i++) {
-		const char *what = h.v[i].what;
 		char *abs = NULL;
 
-		if (h.v[i].why == AGC_WHY_OPEN_FILE && h.v[i].file < nf) {
-			/* find the artifact to name its absolute path */
+		if (h.v[i].why == AGC_WHY_OPEN_FILE && h.v[i].file < g.n) {
 			size_t j;
 
-			for (j = 0; j < p->arts.n; j++)
-				if (p->arts.v[j].rel == files[h.v[i].file].label)
+			for (j = 0; j < p->arts.n && !abs; j++)
+				if (p->arts.v[j].rel == g.v[h.v[i].file].label)
 					abs = agc_plan_abspath(p->roots, p->arts.v[j].root, p->arts.v[j].rel);
 		}
 		agc_report_add_holder(r, h.v[i].pid, h.v[i].command, agc_why_name(h.v[i].why),
-				      abs ? abs : what);
+				      abs ? abs : h.v[i].what);
 		free(abs);
 	}
 	agc_holders_release(&h);
-	free(files);
-	busy = r->holders.n > 0;
-	return busy;
+	free(g.v);
+	return r->holders.n > 0;
 unreadable:
-	free(files);
+	free(g.v);
 	agc_holders_release(&h);
 	/* Not knowing who runs is treated as "in use" (R5). */
 	agc_report_add_holder(r, 0, agc_error_last(), "process-table", NULL);

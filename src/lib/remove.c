@@ -44,6 +44,8 @@ typedef struct rm_walk {
 	uint64_t nfail;       /* failures so far, the first one is in res */
 	int64_t mtime_ms;     /* newest mtime seen */
 	agc_rm_result *res;
+	void (*visit)(const struct stat *st, void *ud); /* measuring: called for every entry */
+	void *visit_ud;
 } rm_walk;
 
 static int64_t mtime_ms(const struct stat *st)
@@ -135,6 +137,8 @@ static void rm_entry(rm_walk *w, int dfd, const rm_frame *fr, const char *name, 
 	w->entries++;
 	if (w->max_entries && w->entries >= w->max_entries)
 		w->stop = true;
+	if (w->visit)
+		w->visit(&st, w->visit_ud);
 	if (mtime_ms(&st) > w->mtime_ms)
 		w->mtime_ms = mtime_ms(&st);
 
@@ -280,6 +284,8 @@ static int rm_leaf_fail(agc_rm_result *res, const char *rel, agc_walk_status st,
 		return agc_error_set(-1, "cannot %s '%s': a component is not a directory", what, path);
 	if (st == AGC_WALK_CHANGED)
 		return agc_error_set(-1, "cannot %s '%s': not the file that was found", what, path);
+	if (st == AGC_WALK_XDEV)
+		return agc_error_set(-1, "cannot %s '%s': on another file system", what, path);
 	if (err == EINVAL)
 		return agc_error_set(-1, "cannot %s '%s': not a clean relative path", what, path);
 	if (err)
@@ -340,7 +346,7 @@ int agc_remove_beneath(int rootfd, const char *rel, dev_t expect_dev, ino_t expe
 	rm_walk w = {0};
 	rm_frame top = {NULL, rel};
 	const char *leaf;
-	struct stat st;
+	struct stat st, pst;
 	int pfd, dfd, rc;
 
 	memset(res, 0, sizeof(*res));
@@ -373,6 +379,13 @@ int agc_remove_beneath(int rootfd, const char *rel, dev_t expect_dev, ino_t expe
 		return 0;
 	}
 
+	/* R3: a directory artifact that is itself a mount point would lead the removal into
+	 * another file system; it is left alone. */
+	if (fstat(pfd, &pst) < 0 || pst.st_dev != st.st_dev) {
+		close(pfd);
+		rm_leaf_fail(res, rel, AGC_WALK_XDEV, 0, "remove");
+		return -1;
+	}
 	dfd = rm_open_leaf(pfd, leaf, &st, rel, res, "remove");
 	if (dfd < 0) {
 		close(pfd);
@@ -395,6 +408,13 @@ int agc_remove_beneath(int rootfd, const char *rel, dev_t expect_dev, ino_t expe
 int agc_remove_measure(int rootfd, const char *rel, uint64_t max_entries, uint64_t *bytes,
 		       int64_t *mtime_ms_out)
 {
+	return agc_remove_visit(rootfd, rel, max_entries, NULL, NULL, bytes, mtime_ms_out);
+}
+
+int agc_remove_visit(int rootfd, const char *rel, uint64_t max_entries,
+		     void (*visit)(const struct stat *st, void *ud), void *ud, uint64_t *bytes,
+		     int64_t *mtime_ms_out)
+{
 	agc_rm_result res = {0};
 	rm_walk w = {0};
 	rm_frame top = {NULL, rel};
@@ -406,6 +426,8 @@ int agc_remove_measure(int rootfd, const char *rel, uint64_t max_entries, uint64
 	if (rc < 0)
 		return rc;
 	w.quiet = true;
+	w.visit = visit;
+	w.visit_ud = ud;
 	w.dev = st.st_dev;
 	w.max_entries = max_entries;
 	w.mtime_ms = mtime_ms(&st);

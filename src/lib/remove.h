@@ -43,4 +43,11 @@ int agc_remove_beneath(int rootfd, const char *rel, dev_t expect_dev, ino_t expe
 int agc_remove_measure(int rootfd, const char *rel, uint64_t max_entries, uint64_t *bytes,
 		       int64_t *mtime_ms);
 
+struct stat;
+/* agc_remove_measure that also calls visit with the lstat of every entry inside a directory
+ * (not the artifact itself). */
+int agc_remove_visit(int rootfd, const char *rel, uint64_t max_entries,
+		     void (*visit)(const struct stat *st, void *ud), void *ud, uint64_t *bytes,
+		     int64_t *mtime_ms);
+
 #endif

@@ -1012,12 +1012,24 @@ static int xdev_child(void)
 		return 5;
 	if (!strstr(agc_error_last(), "'s/mnt': on another file system"))
 		return 6;
+	/* An artifact that is itself a mount point is not emptied. */
+	if (mount("tmpfs", P("root/t"), "tmpfs", 0, "size=1m") < 0)
+		return 7;
+	fd = open(P("root/t/onmnt"), O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return 8;
+	close(fd);
+	if (agc_remove_beneath(rootfd, "t", 0, 0, NULL, 0, &res) != -1 || res.status != AGC_WALK_XDEV)
+		return 9;
+	if (!exists("root/t/onmnt"))
+		return 10;
 	return 0;
 }
 #endif
 
 /* R3: a directory on another file system inside the artifact (a mount point) is not entered:
- * AGC_WALK_XDEV, its contents survive, the rest goes. Runs in a private mount namespace. */
+ * AGC_WALK_XDEV, its contents survive, the rest goes; an artifact that is a mount point is not
+ * emptied at all. Runs in a private mount namespace, so nothing stays mounted. */
 static void test_remove_xdev(void **state)
 {
 #ifdef HAVE_HOOKS
@@ -1027,6 +1039,7 @@ static void test_remove_xdev(void **state)
 	(void)state;
 	mkd("root/s");
 	mkd("root/s/mnt");
+	mkd("root/t");
 	mkf("root/s/f", "f");
 	mkf("root/s/state.json", "{}");
 	pid = fork();
@@ -1042,6 +1055,7 @@ static void test_remove_xdev(void **state)
 	assert_int_equal(WEXITSTATUS(status), 0);
 	assert_false(exists("root/s/f"));
 	assert_true(exists("root/s/mnt"));
+	assert_true(exists("root/t"));
 	assert_outside_intact();
 #else
 	(void)state;

@@ -713,7 +713,7 @@ static int discover_projects(agc_plan *p, int cfg, const char *id)
 				int pfd = openat(cfg, "projects", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
 				if (pfd >= 0) {
-					char name[200];
+					char name[600];
 
 					snprintf(name, sizeof(name), "%s/%s.jsonl", e->d_name, id);
 					read_head(pfd, name, &h);
