@@ -399,11 +399,14 @@ static char *make_title(const char *s)
 		s++;
 	for (; *s && *s != '\n' && o < 80; s++)
 		buf[o++] = (unsigned char)*s < 0x20 ? ' ' : *s;
-	/* do not cut a UTF-8 sequence */
-	while (o && ((unsigned char)buf[o - 1] & 0xc0) == 0x80 && (unsigned char)*s >= 0x80 &&
-	       ((unsigned char)*s & 0xc0) == 0x80)
-		o--;
-	while (o && ((unsigned char)buf[o - 1] & 0xc0) == 0xc0)
+	/* Stopped inside a UTF-8 sequence: drop its first bytes rather than cut it. */
+	if (((unsigned char)*s & 0xc0) == 0x80) {
+		while (o && ((unsigned char)buf[o - 1] & 0xc0) == 0x80)
+			o--;
+		if (o)
+			o--;
+	}
+	while (o && buf[o - 1] == ' ')
 		o--;
 	buf[o] = '\0';
 	return o ? agc_strdup(buf) : NULL;
