@@ -73,6 +73,9 @@ int cmd_ls(cli *c, int argc, char **argv)
 		}
 		if (a[0] != '-')
 			return cli_usage("ls", "unexpected argument '%s'", a);
+		if (strcmp(a, "--agent") && strcmp(a, "--project") && strcmp(a, "--older-than") &&
+		    strcmp(a, "--newer-than") && strcmp(a, "--sort") && strcmp(a, "--limit"))
+			return cli_usage("ls", "unknown option '%s'", a);
 		if (!v)
 			return cli_usage("ls", "%s needs a value", a);
 		i++;

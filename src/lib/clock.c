@@ -1,5 +1,6 @@
 /* Clocks and time formats. */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,7 +28,7 @@ int64_t agc_clock_now_ms(void)
 
 		errno = 0;
 		v = strtoll(o, &end, 10);
-		if (!errno && *end == '\0' && v > 0)
+		if (!errno && *end == '\0' && v > 0 && v <= INT64_MAX / 1000)
 			return (int64_t)v * 1000;
 	}
 	clock_gettime(CLOCK_REALTIME, &ts);
@@ -86,7 +87,7 @@ int agc_time_parse_iso(const char *s, int64_t *ms)
 			fd++;
 		}
 	}
-	if (!(*p == 'Z' || strcmp(p, "+00:00") == 0 || *p == '\0'))
+	if (!(strcmp(p, "Z") == 0 || strcmp(p, "+00:00") == 0 || *p == '\0'))
 		return -1;
 	if (M < 1 || M > 12 || D < 1 || D > 31 || h > 23 || m > 59 || sec > 60)
 		return -1;
@@ -100,6 +101,13 @@ int agc_time_parse_iso(const char *s, int64_t *ms)
 	t = timegm(&tm);
 	if (t == (time_t)-1)
 		return -1;
+	{
+		struct tm back;
+
+		/* timegm rolls 30 February over into March: refuse days that do not exist. */
+		if (!gmtime_r(&t, &back) || back.tm_mday != D || back.tm_mon != M - 1)
+			return -1;
+	}
 	*ms = (int64_t)t * 1000 + frac;
 	return 0;
 }

@@ -130,7 +130,8 @@ int agc_plan_add_id(agc_plan *p, const char *id);
  * measured. Returns 1 when added, 0 when it does not exist, -1 on error. */
 int agc_plan_add_art(agc_plan *p, size_t root, const char *rel, const char *session, unsigned flags,
 		     const char *last);
-int agc_plan_add_note(agc_plan *p, const char *path, const char *reason);
+/* A problem at rel beneath root (absolute path stored) that leaves something behind. */
+int agc_plan_add_note(agc_plan *p, size_t root, const char *rel, const char *reason);
 bool agc_plan_empty(const agc_plan *p);
 
 /* What ls collects from an adapter. */
@@ -166,5 +167,6 @@ char *agc_plan_abspath(const agc_rootset *rs, size_t root, const char *rel);
 /* Locks of shared files. */
 int agc_lock_mkdir_take(int dirfd, const char *name, int64_t stale_ms, int64_t now_ms);
 int agc_lock_mkdir_release(int dirfd, const char *name);
+bool agc_lock_mkdir_fresh(int dirfd, const char *name, int64_t stale_ms, int64_t now_ms);
 
 #endif

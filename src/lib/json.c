@@ -131,9 +131,7 @@ int agc_lines_next(agc_lines *lr, const char **line, size_t *len, bool *toolong)
 
 int agc_read_at(int dirfd, const char *name, size_t max, agc_buf *out)
 {
-	struct stat st;
 	int fd;
-	ssize_t n;
 
 	/* O_NOFOLLOW: a document is never read through a link planted in its place (R2). */
 	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
@@ -142,6 +140,15 @@ int agc_read_at(int dirfd, const char *name, size_t max, agc_buf *out)
 			return AGC_ENOTFOUND;
 		return agc_error_errno(-1, errno, "cannot open '%s'", name);
 	}
+	return agc_read_fd(fd, name, max, out);
+}
+
+int agc_read_fd(int fd, const char *name, size_t max, agc_buf *out)
+{
+	size_t limit;
+	struct stat st;
+	ssize_t n;
+
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
 		close(fd);
 		return agc_error_set(-1, "'%s' is not a regular file", name);
@@ -151,20 +158,23 @@ int agc_read_at(int dirfd, const char *name, size_t max, agc_buf *out)
 		return agc_error_set(-1, "'%s' is larger than %zu bytes", name, max);
 	}
 	agc_buf_clear(out);
-	if (agc_buf_grow(out, (size_t)st.st_size + 1) < 0) {
-		close(fd);
-		return -1;
-	}
+	/* Read at most max + 1 bytes (one more than allowed tells a file that grew), and never
+	 * more than the buffer's own cap. */
+	limit = out->max ? out->max : AGC_BUF_DEFAULT_MAX;
+	if (max < limit)
+		limit = max + 1;
 	for (;;) {
-		if (out->len >= max) {
+		size_t room = limit - out->len, chunk = room < 65536 ? room : 65536;
+
+		if (chunk == 0) {
 			close(fd);
 			return agc_error_set(-1, "'%s' is larger than %zu bytes", name, max);
 		}
-		if (agc_buf_grow(out, 4096) < 0) {
+		if (agc_buf_grow(out, chunk) < 0) {
 			close(fd);
 			return -1;
 		}
-		n = read(fd, out->ptr + out->len, out->cap - 1 - out->len);
+		n = read(fd, out->ptr + out->len, chunk);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
@@ -177,6 +187,14 @@ int agc_read_at(int dirfd, const char *name, size_t max, agc_buf *out)
 			break;
 		out->len += (size_t)n;
 		out->ptr[out->len] = '\0';
+	}
+	if (out->len > max || out->len >= limit) {
+		close(fd);
+		return agc_error_set(-1, "'%s' is larger than %zu bytes", name, max);
+	}
+	if (!out->ptr && agc_buf_add(out, "", 0) < 0) {
+		close(fd);
+		return -1;
 	}
 	close(fd);
 	return 0;

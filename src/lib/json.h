@@ -30,8 +30,11 @@ int agc_lines_next(agc_lines *lr, const char **line, size_t *len, bool *toolong)
 void agc_lines_release(agc_lines *lr);
 
 /* Read a whole regular file name beneath dirfd (never through a symlink) into out, at most max
- * bytes. Returns 0, AGC_ENOTFOUND, or -1 (too large, not a regular file, I/O). */
+ * bytes (out's own cap must allow max + 1). Returns 0, AGC_ENOTFOUND, or -1 (too large, not a regular file, I/O). */
 int agc_read_at(int dirfd, const char *name, size_t max, agc_buf *out);
+
+/* The same for an open fd, which it consumes (closed on every path). */
+int agc_read_fd(int fd, const char *name, size_t max, agc_buf *out);
 
 /* Parse JSON text; NULL when malformed (no message: malformed input is normal). */
 json_t *agc_json_parse(const char *s, size_t len);

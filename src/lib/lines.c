@@ -62,7 +62,7 @@ int agc_lines_rewrite(int rootfd, const agc_lineset *ls, char *const *ids, size_
 	char lockname[300], tmpname[320];
 	bool locked = false;
 	struct stat st, st2;
-	agc_buf in = AGC_BUF_INIT_MAX(SHARED_FILE_MAX), out = AGC_BUF_INIT_MAX(SHARED_FILE_MAX);
+	agc_buf in = AGC_BUF_INIT_MAX(SHARED_FILE_MAX + 1), out = AGC_BUF_INIT_MAX(SHARED_FILE_MAX);
 	agc_walk_status ws;
 
 	memset(res, 0, sizeof(*res));
@@ -90,7 +90,7 @@ int agc_lines_rewrite(int rootfd, const agc_lineset *ls, char *const *ids, size_
 	}
 	/* A file held open by a process is not rewritten: a writer holding the old inode would
 	 * append to an unlinked file and lose its lines (R4). */
-	if (!(flags & AGC_LINES_DRY_RUN)) {
+	{
 		agc_gate_file gf = {{st.st_dev, st.st_ino}, ls->rel};
 		agc_gate_query q = {.procroot = procroot, .files = &gf, .n_files = 1};
 		agc_holders h = {0};
@@ -105,17 +105,23 @@ int agc_lines_rewrite(int rootfd, const agc_lineset *ls, char *const *ids, size_
 			goto count_only;
 		}
 	}
-	if (ls->lock == AGC_LOCK_MKDIR_10S && !(flags & AGC_LINES_DRY_RUN)) {
+	if (ls->lock == AGC_LOCK_MKDIR_10S) {
 		int lrc;
 
 		snprintf(lockname, sizeof(lockname), "%s.lock", leaf);
-		lrc = agc_lock_mkdir_take(dfd, lockname, 10000, agc_clock_real_ms());
+		/* A dry run looks at the lock without taking it. */
+		if (flags & AGC_LINES_DRY_RUN)
+			lrc = agc_lock_mkdir_fresh(dfd, lockname, 10000, agc_clock_real_ms())
+				      ? agc_error_set(AGC_EINUSE, "lock '%s' is held", lockname)
+				      : 0;
+		else
+			lrc = agc_lock_mkdir_take(dfd, lockname, 10000, agc_clock_real_ms());
 		if (lrc < 0) {
 			res->reason = lrc == AGC_EINUSE ? "in-use" : "error";
 			rc = lrc == AGC_EINUSE ? AGC_EINUSE : -1;
 			goto count_only;
 		}
-		locked = true;
+		locked = !(flags & AGC_LINES_DRY_RUN);
 	}
 	if (agc_read_at(dfd, leaf, SHARED_FILE_MAX, &in) < 0) {
 		res->reason = "error";

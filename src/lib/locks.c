@@ -55,3 +55,18 @@ int agc_lock_mkdir_release(int dirfd, const char *name)
 		return agc_error_errno(-1, errno, "cannot release lock '%s'", name);
 	return 0;
 }
+
+/* True when a fresh (not stale) mkdir-style lock name exists beneath dirfd: read-only, for
+ * dry runs. Anything that is there but not a directory counts as held. */
+bool agc_lock_mkdir_fresh(int dirfd, const char *name, int64_t stale_ms, int64_t now_ms)
+{
+	struct stat st;
+	int64_t mtime;
+
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno != ENOENT;
+	if (!S_ISDIR(st.st_mode))
+		return true;
+	mtime = (int64_t)st.st_mtim.tv_sec * 1000 + st.st_mtim.tv_nsec / 1000000;
+	return now_ms - mtime <= stale_ms;
+}

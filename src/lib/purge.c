@@ -355,13 +355,27 @@ static void list_plan(agc_plan *p, agc_report *r, bool as_residual_links)
 	}
 	for (i = 0; i < p->lines.n; i++) {
 		const agc_lineset *ls = &p->lines.v[i];
-		char *abs;
+		int rootfd = agc_plan_rootfd(p, ls->root);
+		const char *why = NULL;
+		char *abs, *msg = NULL;
 
 		if (!ls->count)
 			continue;
+		/* A dry run asks the same questions the rewrite would: held open, locked, a link. */
+		if (as_residual_links && rootfd >= 0) {
+			agc_lines_result lr;
+			int rc = agc_lines_rewrite(rootfd, ls, p->ids.v, p->ids.n, p->ctx->procroot,
+						   AGC_LINES_DRY_RUN, &lr);
+
+			if (rc != 0)
+				why = lr.reason && strcmp(lr.reason, "error") != 0
+					      ? lr.reason
+					      : (msg = agc_strfmt("error: %s", agc_error_last()));
+		}
 		abs = agc_plan_abspath(p->roots, ls->root, ls->rel);
-		agc_report_add_item(r, false, "lines", abs, NULL, NULL, p->id, ls->count, ls->bytes, 0);
+		agc_report_add_item(r, why != NULL, "lines", abs, NULL, why, p->id, ls->count, ls->bytes, 0);
 		free(abs);
+		free(msg);
 	}
 	for (i = 0; i < p->notes.n; i++)
 		agc_report_add_item(r, true, "file", p->notes.v[i].path, NULL, p->notes.v[i].reason, p->id,

@@ -113,7 +113,7 @@ int agc_plan_add_art(agc_plan *p, size_t root, const char *rel, const char *sess
 	if (fstatat(rootfd, rel, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 		if (errno == ENOENT || errno == ENOTDIR)
 			return 0;
-		return agc_plan_add_note(p, rel, "error: cannot inspect") < 0 ? -1 : 0;
+		return agc_plan_add_note(p, root, rel, "error: cannot inspect") < 0 ? -1 : 0;
 	}
 	a = AGC_ARRAY_PUSH(&p->arts, AGC_PLAN_MAX_ITEMS);
 	if (!a)
@@ -147,13 +147,13 @@ int agc_plan_add_art(agc_plan *p, size_t root, const char *rel, const char *sess
 	return 1;
 }
 
-int agc_plan_add_note(agc_plan *p, const char *path, const char *reason)
+int agc_plan_add_note(agc_plan *p, size_t root, const char *rel, const char *reason)
 {
 	agc_note *n = AGC_ARRAY_PUSH(&p->notes, AGC_PLAN_MAX_ITEMS);
 
 	if (!n)
 		return -1;
-	n->path = agc_strdup(path);
+	n->path = agc_plan_abspath(p->roots, root, rel);
 	n->reason = agc_strdup(reason);
 	return n->path && n->reason ? 0 : -1;
 }

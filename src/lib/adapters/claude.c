@@ -164,6 +164,32 @@ static bool ci_contains(const char *hay, size_t len, const char *needle)
 	return false;
 }
 
+/* True when text has "sessionId" <spaces> : <spaces> "<id>" (id in any case). */
+static bool raw_session_id_is(const char *text, size_t len, const char *id)
+{
+	static const char key[] = "\"sessionId\"";
+	size_t kl = sizeof(key) - 1, il = strlen(id), i;
+
+	for (i = 0; i + kl <= len; i++) {
+		size_t k;
+
+		if (memcmp(text + i, key, kl) != 0)
+			continue;
+		k = i + kl;
+		while (k < len && (text[k] == ' ' || text[k] == '\t' || text[k] == '\n' || text[k] == '\r'))
+			k++;
+		if (k >= len || text[k] != ':')
+			continue;
+		k++;
+		while (k < len && (text[k] == ' ' || text[k] == '\t' || text[k] == '\n' || text[k] == '\r'))
+			k++;
+		if (k + il + 2 <= len && text[k] == '"' && strncasecmp(text + k + 1, id, il) == 0 &&
+		    text[k + 1 + il] == '"')
+			return true;
+	}
+	return false;
+}
+
 static void host_pid_domain(char *out, size_t n)
 {
 	char mid[128] = "", ns[128] = "";
@@ -191,11 +217,13 @@ agc_claude_reg agc_claude_registry_judge(const char *procroot, pid_t pid, const 
 	agc_proc st;
 
 	if (!j) {
-		/* Unparseable (NaN and overflowing numbers are not JSON): it names the session if
-		 * its text does; a dead pid is stale whatever the file says. */
-		if (!ci_contains(text, len, id))
-			return AGC_CLAUDE_REG_OTHER;
-		return agc_proc_alive(pid) ? AGC_CLAUDE_REG_LIVE : AGC_CLAUDE_REG_STALE;
+		/* Unparseable (NaN and overflowing numbers are not JSON). A live pid whose text
+		 * mentions the id anywhere counts as live: a wrong "in use" changes nothing. A dead
+		 * pid's file goes with the purge only when its sessionId field names the id, so
+		 * another session's file that merely mentions it is never taken (R4). */
+		if (agc_proc_alive(pid))
+			return ci_contains(text, len, id) ? AGC_CLAUDE_REG_LIVE : AGC_CLAUDE_REG_OTHER;
+		return raw_session_id_is(text, len, id) ? AGC_CLAUDE_REG_STALE : AGC_CLAUDE_REG_OTHER;
 	}
 	sid = agc_json_str(j, "sessionId");
 	if (!sid || strcasecmp(sid, id) != 0) {
@@ -332,10 +360,13 @@ static int discover_registry(agc_plan *p, int cfg, const char *id)
 		if (rrc == AGC_ENOTFOUND)
 			continue;
 		if (rrc < 0) {
-			/* Too big or unreadable: if its pid runs, nothing here may be assumed dead. */
+			/* Too big or unreadable: it may name this session, and if its pid runs that
+			 * cannot be ruled out, so it counts as live; a dead pid's file stays. */
 			agc_buf_clear(&text);
+			j = agc_proc_alive(pid) ? AGC_CLAUDE_REG_LIVE : AGC_CLAUDE_REG_OTHER;
+		} else {
+			j = agc_claude_registry_judge(p->ctx->procroot, pid, agc_buf_cstr(&text), text.len, id);
 		}
-		j = agc_claude_registry_judge(p->ctx->procroot, pid, agc_buf_cstr(&text), text.len, id);
 		if (j == AGC_CLAUDE_REG_LIVE) {
 			char *cmd = pid_command(p->ctx->procroot, pid);
 
@@ -473,7 +504,8 @@ static void read_head(int dirfd_, const char *name, head *h)
 				h->title = make_title(pt);
 		}
 		json_decref(j);
-		if (h->cwd && h->title && h->created_ms && custom)
+		/* Enough to list it: a custom title later in the file is not worth reading on. */
+		if (h->cwd && h->title && h->created_ms)
 			break;
 	}
 	if (custom) {
@@ -567,7 +599,7 @@ static int strset_add(strset *s, const char *v)
 /* Count the session's history lines and find the paste-cache files that only they reference. */
 static int discover_history(agc_plan *p, int cfg)
 {
-	agc_buf in = AGC_BUF_INIT_MAX((size_t)1 << 30);
+	agc_buf in = AGC_BUF_INIT_MAX(((size_t)1 << 30) + 1);
 	agc_lineset *ls;
 	strset hashes = {0};
 	struct stat st;
@@ -588,11 +620,19 @@ static int discover_history(agc_plan *p, int cfg)
 	ls->ino = st.st_ino;
 	if (!ls->rel)
 		return -1;
-	rc = agc_read_at(cfg, "history.jsonl", (size_t)1 << 30, &in);
+	/* A linked history.jsonl is read through the link (discovery only, read-only) so the
+	 * session stays findable; the rewrite itself refuses the link (R2). */
+	{
+		int fd = openat(cfg, "history.jsonl",
+				O_RDONLY | O_CLOEXEC | O_NONBLOCK | (S_ISLNK(st.st_mode) ? 0 : O_NOFOLLOW));
+
+		rc = fd < 0 ? agc_error_errno(-1, errno, "cannot open 'history.jsonl'")
+			    : agc_read_fd(fd, "history.jsonl", (size_t)1 << 30, &in);
+	}
 	if (rc < 0) {
 		char *why = agc_strfmt("error: %s", agc_error_last());
 
-		agc_plan_add_note(p, "history.jsonl", why ? why : "error");
+		agc_plan_add_note(p, R_CONFIG, "history.jsonl", why ? why : "error");
 		free(why);
 		agc_buf_release(&in);
 		return 0;
@@ -962,26 +1002,36 @@ static void charge_dir(rows *r, int rootfd, const char *dir)
 	closedir(d);
 }
 
-static int list_subagents(rows *r, int cfg, const char *projdir, const char *parent, const char *project)
+/* Sub-agent transcripts under rel (a subagents/ dir), nested dirs included (formats 4):
+ * each is listed as a child of the session whose dir holds it. */
+static int list_subagents_at(rows *r, int cfg, const char *rel, const char *parent,
+			     const char *project, int depth)
 {
-	char rel[4096];
 	DIR *d;
 	struct dirent *e;
+	size_t seen = 0;
 
-	snprintf(rel, sizeof(rel), "projects/%s/%s/subagents", projdir, parent);
+	if (depth > 8)
+		return 0;
 	d = open_dir_at(cfg, rel);
 	if (!d)
 		return 0;
-	while ((e = readdir(d))) {
+	while ((e = readdir(d)) && seen++ < DIR_ENTRIES_MAX) {
 		size_t nl = strlen(e->d_name);
 		row *w;
 		struct stat st;
 
-		if (nl < 7 || strncmp(e->d_name, "agent-", 6) != 0 || strcmp(e->d_name + nl - 6, ".jsonl") != 0)
+		if (e->d_name[0] == '.' || fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 			continue;
-		if (nl - 12 > AGC_UUID_LEN)
+		if (S_ISDIR(st.st_mode)) {
+			char sub[4096];
+
+			if ((size_t)snprintf(sub, sizeof(sub), "%s/%s", rel, e->d_name) < sizeof(sub))
+				list_subagents_at(r, cfg, sub, parent, project, depth + 1);
 			continue;
-		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		}
+		if (!S_ISREG(st.st_mode) || nl <= 12 || nl - 12 > AGC_UUID_LEN ||
+		    strncmp(e->d_name, "agent-", 6) != 0 || strcmp(e->d_name + nl - 6, ".jsonl") != 0)
 			continue;
 		w = AGC_ARRAY_PUSH(r, (size_t)1 << 26);
 		if (!w)
@@ -996,6 +1046,14 @@ static int list_subagents(rows *r, int cfg, const char *projdir, const char *par
 	}
 	closedir(d);
 	return 0;
+}
+
+static int list_subagents(rows *r, int cfg, const char *projdir, const char *parent, const char *project)
+{
+	char rel[4096];
+
+	snprintf(rel, sizeof(rel), "projects/%s/%s/subagents", projdir, parent);
+	return list_subagents_at(r, cfg, rel, parent, project, 0);
 }
 
 static int list_projects(rows *r, int cfg, bool children)
