@@ -118,6 +118,8 @@ typedef struct agc_plan {
 	agc_holders holders;                             /* from the agent's registries */
 	agc_meta meta;
 	int rootfd[AGC_ROOTS_MAX];                       /* opened once; -2 not yet */
+	bool gate_only;  /* only what the gate needs: no shared-file lines, no scans of flat
+			    dirs shared by every session (in-use must answer fast) */
 } agc_plan;
 
 void agc_plan_init(agc_plan *p, const struct agc_adapter *ad, agc_ctx *ctx, const agc_rootset *rs,
@@ -152,6 +154,8 @@ typedef struct agc_adapter {
 	/* Environment variables that name the session of a process the agent started. */
 	const char *const *env_names;
 	size_t n_env_names;
+	/* Whether the gate also looks at memory mappings (databases are mapped; JSONL is not). */
+	bool gate_maps;
 	/* A shared service that holds every session's files and never counts as a holder. */
 	bool (*exempt)(const char *argv, size_t len, void *ud);
 } agc_adapter;

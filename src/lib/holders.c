@@ -208,7 +208,9 @@ typedef struct scan {
 	size_t *hits;      /* files matched by the current process */
 	size_t n_hits;
 	agc_buf argv, env;
-	const agc_proc *cur;
+	agc_proc *cur;     /* pid only, until the comm is needed */
+	agc_proc cur_buf;
+	bool have_stat;
 	bool have_argv;
 	int argv_rc;
 	bool have_command;
@@ -235,7 +237,17 @@ static const char *command(scan *sc)
 		command_line(sc->command, sc->argv.ptr, sc->argv.len);
 	} else {
 		char comm[sizeof(sc->cur->comm) + 2];
-		size_t n = strnlen(sc->cur->comm, sizeof(sc->cur->comm));
+		size_t n;
+
+		/* The kernel's name is read only for the rare holder without an argv. */
+		if (!sc->have_stat) {
+			agc_proc p;
+
+			if (agc_proc_stat(sc->procroot, sc->cur->pid, &p) == 0)
+				memcpy(sc->cur->comm, p.comm, sizeof(p.comm));
+			sc->have_stat = true;
+		}
+		n = strnlen(sc->cur->comm, sizeof(sc->cur->comm));
 
 		comm[0] = '[';
 		memcpy(comm + 1, sc->cur->comm, n);
@@ -371,13 +383,17 @@ static bool skipped(const scan *sc, pid_t pid)
 	return false;
 }
 
-static int each_cb(const agc_proc *p, void *ud)
+static int each_cb(pid_t pid, void *ud)
 {
 	scan *sc = ud;
 	const agc_gate_query *q = sc->q;
-	bool ancestor = skipped(sc, p->pid);
+	bool ancestor = skipped(sc, pid);
+	agc_proc *p = &sc->cur_buf;
 
+	memset(p, 0, sizeof(*p));
+	p->pid = pid;
 	sc->cur = p;
+	sc->have_stat = false;
 	sc->have_argv = false;
 	sc->have_command = false;
 	/* agentgc and its ancestors carry the id in their own arguments and environment (a shell
@@ -449,7 +465,8 @@ int agc_holders_scan(const agc_gate_query *q, agc_holders *out)
 		qsort(sc.keys, q->n_files, sizeof(*sc.keys), key_cmp);
 	}
 
-	rc = agc_proc_each(sc.procroot, each_cb, &sc);
+	/* Only the pids are listed: each check reads just what it needs of a process. */
+	rc = agc_proc_each_pid(sc.procroot, each_cb, &sc);
 	if (rc != 0)
 		rc = -1;
 done:

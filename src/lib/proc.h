@@ -27,6 +27,9 @@ typedef struct agc_proc {
  * Returns 0, or -1 (error set) when the process table cannot be read at all. */
 int agc_proc_each(const char *procroot, int (*cb)(const agc_proc *p, void *ud), void *ud);
 
+/* The same, listing pids only: nothing of a process is read (cheapest pass). */
+int agc_proc_each_pid(const char *procroot, int (*cb)(pid_t pid, void *ud), void *ud);
+
 /* Read one process's stat. Returns 0, AGC_ENOTFOUND when it does not exist, -1 on error. */
 int agc_proc_stat(const char *procroot, pid_t pid, agc_proc *out);
 

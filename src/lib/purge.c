@@ -52,11 +52,12 @@ static char *reason_of(agc_walk_status st, int err)
 	}
 }
 
-static int discover(agc_ctx *ctx, size_t agent, const char *canon, agc_plan *p)
+static int discover(agc_ctx *ctx, size_t agent, const char *canon, agc_plan *p, bool gate_only)
 {
 	const agc_rootset *rs = agc_ctx_roots(ctx, agent);
 
 	agc_plan_init(p, agc_adapter_table[agent], ctx, rs, canon);
+	p->gate_only = gate_only;
 	if (!rs)
 		return -1;
 	if (agc_plan_add_id(p, canon) < 0)
@@ -167,7 +168,7 @@ static bool gate(agc_plan *p, agc_report *r)
 	q.n_env_names = p->ad->n_env_names;
 	q.files = g.v;
 	q.n_files = g.n;
-	q.with_maps = true;
+	q.with_maps = p->ad->gate_maps;
 	q.exempt = exempt_cb;
 	q.exempt_ud = (void *)p->ad;
 	if (agc_holders_scan(&q, &h) < 0)
@@ -297,7 +298,7 @@ static void residual(agc_ctx *ctx, size_t agent, const agc_plan *before, agc_rep
 	agc_plan after;
 	size_t i;
 
-	if (discover(ctx, agent, before->id, &after) < 0) {
+	if (discover(ctx, agent, before->id, &after, false) < 0) {
 		char *msg = agc_strfmt("error: cannot discover again: %s", agc_error_last());
 
 		agc_report_add_item(r, true, "file", "", NULL, msg ? msg : "error", before->id, 0, 0, 0);
@@ -466,7 +467,7 @@ static int pick_agent(agc_ctx *ctx, const char *agent, const char *id, char *can
 
 		if (agc_adapter_table[a]->id_canon(id, c) < 0)
 			continue;
-		if (discover(ctx, a, c, &p) < 0) {
+		if (discover(ctx, a, c, &p, false) < 0) {
 			agc_plan_release(&p);
 			continue;
 		}
@@ -513,11 +514,20 @@ static int run(agc_ctx *ctx, const char *agent, const char *id, mode m, agc_repo
 		return 0;
 	free(r->id);
 	r->id = agc_strdup(canon);
-	/* 1. Discover everything read-only (R6). */
-	if (discover(ctx, (size_t)a, canon, &p) < 0) {
+	/* 1. Discover everything read-only (R6). in-use needs only what the gate looks at, and
+	 * the rest only to tell "free" from "not found". */
+	if (discover(ctx, (size_t)a, canon, &p, m == MODE_IN_USE) < 0) {
 		agc_report_set_error(r, agc_error_last());
 		agc_plan_release(&p);
 		return 0;
+	}
+	if (m == MODE_IN_USE && agc_plan_empty(&p)) {
+		agc_plan_release(&p);
+		if (discover(ctx, (size_t)a, canon, &p, false) < 0) {
+			agc_report_set_error(r, agc_error_last());
+			agc_plan_release(&p);
+			return 0;
+		}
 	}
 	if (agc_plan_empty(&p)) {
 		r->status = AGC_ST_NOT_FOUND;

@@ -863,15 +863,24 @@ static int claude_discover(agc_plan *p)
 			    agc_plan_add_art(p, R_CONFIG, "debug/latest", id, AGC_ART_NO_GATE, NULL) < 0)
 				return -1;
 		}
-		snprintf(prefix, sizeof(prefix), "%s-agent-", id);
-		if (add_prefixed(p, R_CONFIG, cfg, "todos", prefix, ".json", 0) < 0)
-			return -1;
-		snprintf(prefix, sizeof(prefix), "1p_failed_events.%s.", id);
-		if (add_prefixed(p, R_CONFIG, cfg, "telemetry", prefix, NULL, 0) < 0)
-			return -1;
+		if (p->gate_only) {
+			/* todos/ and telemetry/ hold small files of every session, written and closed
+			 * at once; the gate does not read whole flat dirs for them. */
+			snprintf(rel, sizeof(rel), "todos/%s-agent-%s.json", id, id);
+			if (agc_plan_add_art(p, R_CONFIG, rel, id, 0, NULL) < 0)
+				return -1;
+		} else {
+			snprintf(prefix, sizeof(prefix), "%s-agent-", id);
+			if (add_prefixed(p, R_CONFIG, cfg, "todos", prefix, ".json", 0) < 0)
+				return -1;
+			snprintf(prefix, sizeof(prefix), "1p_failed_events.%s.", id);
+			if (add_prefixed(p, R_CONFIG, cfg, "telemetry", prefix, NULL, 0) < 0)
+				return -1;
+		}
 		if (discover_registry(p, cfg, id) < 0)
 			return -1;
-		if (discover_history(p, cfg) < 0)
+		/* Shared files are not part of the gate (R5). */
+		if (!p->gate_only && discover_history(p, cfg) < 0)
 			return -1;
 	}
 	if (tmp >= 0 && discover_temp(p, tmp, p->ctx->home_uid, id) < 0)
