@@ -2,6 +2,8 @@
  * arguments, environment and open files against the session's ids and artifacts. A process is
  * read only as far as the query needs: argv when ids are asked for (or to name a holder, or to
  * ask the exemption), environ only when variable names are given, fds only when files are. */
+#include <pthread.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +16,8 @@
 #define HOLDERS_ENV_MAX ((size_t)1 << 20)     /* environ read per process */
 #define HOLDERS_COMMAND_MAX 512               /* a holder's command as shown */
 #define HOLDERS_MAX ((size_t)1 << 20)         /* holders in one list */
+#define HOLDERS_PIDS_MAX ((size_t)1 << 22)    /* processes listed in one scan */
+#define HOLDERS_SPLIT_MIN 256                 /* below this, one thread does the scan */
 
 const char *agc_why_name(agc_why why)
 {
@@ -419,9 +423,107 @@ static void scan_release(scan *sc)
 	agc_buf_release(&sc->env);
 }
 
+typedef struct pid_list {
+	pid_t *v;
+	size_t n, cap;
+} pid_list;
+
+static int list_cb(pid_t pid, void *ud)
+{
+	pid_list *l = ud;
+	pid_t *slot = AGC_ARRAY_PUSH(l, HOLDERS_PIDS_MAX);
+
+	if (!slot)
+		return -1;
+	*slot = pid;
+	return 0;
+}
+
+/* One worker's share of the process table. */
+typedef struct worker {
+	scan sc;
+	const pid_t *pids;
+	size_t n;
+	int rc;
+	char err[512];
+} worker;
+
+static void *work(void *arg)
+{
+	worker *w = arg;
+	size_t i;
+
+	w->rc = 0;
+	for (i = 0; i < w->n && w->rc == 0; i++)
+		w->rc = each_cb(w->pids[i], &w->sc);
+	if (w->rc)
+		snprintf(w->err, sizeof(w->err), "%s", agc_error_last());
+	return NULL;
+}
+
+/* Scan pids, on two threads when there are many: every check is a few system calls on
+ * /proc, and the kernel answers them on both cores. */
+static int scan_pids(scan *sc, const pid_t *pids, size_t n)
+{
+	worker w;
+	pthread_t t;
+	size_t i, half;
+	int rc = 0;
+
+	if (n < HOLDERS_SPLIT_MIN) {
+		for (i = 0; i < n && rc == 0; i++)
+			rc = each_cb(pids[i], sc);
+		return rc ? -1 : 0;
+	}
+	half = n / 2;
+	memset(&w, 0, sizeof(w));
+	w.sc = *sc; /* shares the read-only query, skip list and sorted keys */
+	memset(&w.sc.argv, 0, sizeof(w.sc.argv));
+	memset(&w.sc.env, 0, sizeof(w.sc.env));
+	w.sc.out = calloc(1, sizeof(*w.sc.out));
+	w.sc.gen = 0;
+	w.sc.seen = sc->q->n_files ? calloc(sc->q->n_files, sizeof(*w.sc.seen)) : NULL;
+	w.sc.hits = sc->q->n_files ? calloc(sc->q->n_files, sizeof(*w.sc.hits)) : NULL;
+	w.pids = pids + half;
+	w.n = n - half;
+	if (!w.sc.out || (sc->q->n_files && (!w.sc.seen || !w.sc.hits))) {
+		rc = agc_error_oom();
+		goto out;
+	}
+	if (pthread_create(&t, NULL, work, &w) != 0) {
+		/* No second thread: do it all here. */
+		for (i = 0; i < n && rc == 0; i++)
+			rc = each_cb(pids[i], sc);
+		rc = rc ? -1 : 0;
+		goto out;
+	}
+	for (i = 0; i < half && rc == 0; i++)
+		rc = each_cb(pids[i], sc);
+	pthread_join(t, NULL);
+	if (rc == 0 && w.rc)
+		rc = agc_error_set(-1, "%s", w.err);
+	for (i = 0; rc == 0 && i < w.sc.out->n; i++) {
+		const agc_holder *h = &w.sc.out->v[i];
+
+		rc = agc_holders_add(sc->out, h->pid, h->why, h->command, h->what, h->file);
+	}
+	rc = rc ? -1 : 0;
+out:
+	if (w.sc.out) {
+		agc_holders_release(w.sc.out);
+		free(w.sc.out);
+	}
+	free(w.sc.seen);
+	free(w.sc.hits);
+	agc_buf_release(&w.sc.argv);
+	agc_buf_release(&w.sc.env);
+	return rc;
+}
+
 int agc_holders_scan(const agc_gate_query *q, agc_holders *out)
 {
 	scan sc;
+	pid_list pids = {0};
 	size_t i;
 	int rc = -1;
 
@@ -466,10 +568,11 @@ int agc_holders_scan(const agc_gate_query *q, agc_holders *out)
 	}
 
 	/* Only the pids are listed: each check reads just what it needs of a process. */
-	rc = agc_proc_each_pid(sc.procroot, each_cb, &sc);
-	if (rc != 0)
-		rc = -1;
+	if (agc_proc_each_pid(sc.procroot, list_cb, &pids) != 0)
+		goto done;
+	rc = scan_pids(&sc, pids.v, pids.n);
 done:
+	free(pids.v);
 	scan_release(&sc);
 	return rc;
 }

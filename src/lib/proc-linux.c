@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <sys/types.h>
 #include <unistd.h>
@@ -398,6 +399,10 @@ static int read_capped(const char *procroot, pid_t pid, const char *name, size_t
 			break;
 		out->len += (size_t)n;
 		out->ptr[out->len] = '\0';
+		/* The kernel copies cmdline and environ up to the count asked for, page after
+		 * page: a short read is the end, and saves a read per process in a scan. */
+		if ((size_t)n < want)
+			break;
 	}
 	close(fd);
 	return 0;
@@ -530,16 +535,30 @@ static int proc_maps(const char *procroot, pid_t pid, int (*cb)(const agc_devino
 	return rc;
 }
 
+/* getdents64 records, as the kernel writes them. */
+struct agc_dirent64 {
+	uint64_t d_ino;
+	int64_t d_off;
+	unsigned short d_reclen;
+	unsigned char d_type;
+	char d_name[];
+};
+
+#define FD_DIR_BUF 16384
+
 int agc_proc_files(const char *procroot, pid_t pid, bool with_maps,
 		   int (*cb)(const agc_devino *f, void *ud), void *ud)
 {
 	char path[PATH_MAX];
-	struct dirent *de;
+	union {
+		struct agc_dirent64 align;
+		char b[FD_DIR_BUF];
+	} buf;
 	struct stat st;
 	agc_devino f;
 	size_t count = 0;
-	DIR *d;
 	int fd, rc = 0;
+	bool eof = false;
 
 	if (pid <= 0)
 		return agc_error_set(AGC_ENOTFOUND, "no process %ld", (long)pid);
@@ -548,44 +567,51 @@ int agc_proc_files(const char *procroot, pid_t pid, bool with_maps,
 	fd = open_ro(path, O_DIRECTORY);
 	if (fd < 0)
 		return proc_errno(errno, "open", path);
-	d = fdopendir(fd);
-	if (!d) {
-		rc = agc_error_errno(-1, errno, "cannot open '%s'", path);
-		close(fd);
-		return rc;
+	/* getdents64 straight into a stack buffer: this runs once per process on the machine,
+	 * so no DIR allocation and no extra fcntl. */
+	while (!eof && rc == 0) {
+		long n = syscall(SYS_getdents64, fd, buf.b, sizeof(buf.b));
+		long off;
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			rc = proc_errno(errno, "read", path);
+			break;
+		}
+		if (n == 0)
+			break;
+		/* The kernel fills the buffer while entries fit: a return with room left for
+		 * another record means the listing is complete, which saves a second call. */
+		if ((size_t)n + sizeof(struct agc_dirent64) + NAME_MAX + 1 < sizeof(buf.b))
+			eof = true;
+		for (off = 0; off < n && rc == 0;) {
+			struct agc_dirent64 *de = (struct agc_dirent64 *)(void *)(buf.b + off);
+
+			off += de->d_reclen;
+			if (de->d_name[0] == '.')
+				continue;
+			/* A bound on the work per process; past it we cannot say what else is
+			 * open, so that is an error, not a silent "not held". */
+			if (++count > PROC_MAX_FDS) {
+				rc = agc_error_set(-1, "cannot read '%s': more than %d open files", path,
+						   PROC_MAX_FDS);
+				break;
+			}
+			/* Following the magic link stats the open file itself: its (dev, ino), even
+			 * when it has been renamed or unlinked since. */
+			if (fstatat(fd, de->d_name, &st, 0) < 0) {
+				if (errno == ENOENT || errno == ENOTDIR)
+					continue;  /* closed since the listing */
+				rc = proc_errno(errno, "stat", path);
+				break;
+			}
+			f.dev = st.st_dev;
+			f.ino = st.st_ino;
+			rc = cb(&f, ud);
+		}
 	}
-	for (;;) {
-		errno = 0;
-		de = readdir(d);
-		if (!de) {
-			if (errno)
-				rc = proc_errno(errno, "read", path);
-			break;
-		}
-		if (de->d_name[0] == '.')
-			continue;
-		/* A bound on the work per process; past it we cannot say what else is open, so
-		 * that is an error, not a silent "not held". */
-		if (++count > PROC_MAX_FDS) {
-			rc = agc_error_set(-1, "cannot read '%s': more than %d open files", path,
-					   PROC_MAX_FDS);
-			break;
-		}
-		/* Following the magic link stats the open file itself: its (dev, ino), even when
-		 * it has been renamed or unlinked since. */
-		if (fstatat(dirfd(d), de->d_name, &st, 0) < 0) {
-			if (errno == ENOENT || errno == ENOTDIR)
-				continue;  /* closed since the listing */
-			rc = proc_errno(errno, "stat", path);
-			break;
-		}
-		f.dev = st.st_dev;
-		f.ino = st.st_ino;
-		rc = cb(&f, ud);
-		if (rc)
-			break;
-	}
-	closedir(d);
+	close(fd);
 	if (rc == 0 && with_maps)
 		rc = proc_maps(procroot, pid, cb, ud);
 	return rc;

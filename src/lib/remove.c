@@ -411,41 +411,68 @@ int agc_remove_measure(int rootfd, const char *rel, uint64_t max_entries, uint64
 	return agc_remove_visit(rootfd, rel, max_entries, NULL, NULL, bytes, mtime_ms_out);
 }
 
+/* Measure (and visit) what st describes at leaf of the directory pfd (borrowed). */
+static int measure_from(int pfd, const char *leaf, const struct stat *st, uint64_t max_entries,
+			void (*visit)(const struct stat *st, void *ud), void *ud, uint64_t *bytes,
+			int64_t *mtime_ms_out)
+{
+	agc_rm_result res = {0};
+	rm_walk w = {0};
+	rm_frame top = {NULL, leaf};
+	int dfd;
+
+	w.quiet = true;
+	w.visit = visit;
+	w.visit_ud = ud;
+	w.dev = st->st_dev;
+	w.max_entries = max_entries;
+	w.mtime_ms = mtime_ms(st);
+	w.res = &res;
+	if (S_ISDIR(st->st_mode)) {
+		dfd = rm_open_leaf(pfd, leaf, st, leaf, &res, "measure");
+		if (dfd < 0)
+			return res.status == AGC_WALK_ENOENT ? AGC_ENOTFOUND : -1;
+		/* What cannot be read inside (permission, another file system) is left out of
+		 * the sum: a measurement is an estimate. */
+		rm_empty(&w, dfd, &top, 1);
+	} else if (S_ISREG(st->st_mode)) {
+		res.bytes = (uint64_t)st->st_size;
+	}
+	*bytes = res.bytes;
+	*mtime_ms_out = w.mtime_ms;
+	return 0;
+}
+
 int agc_remove_visit(int rootfd, const char *rel, uint64_t max_entries,
 		     void (*visit)(const struct stat *st, void *ud), void *ud, uint64_t *bytes,
 		     int64_t *mtime_ms_out)
 {
 	agc_rm_result res = {0};
-	rm_walk w = {0};
-	rm_frame top = {NULL, rel};
 	const char *leaf;
 	struct stat st;
-	int pfd, dfd, rc;
+	int pfd, rc;
 
 	rc = rm_reach(rootfd, rel, &pfd, &leaf, &st, &res, "measure");
 	if (rc < 0)
 		return rc;
-	w.quiet = true;
-	w.visit = visit;
-	w.visit_ud = ud;
-	w.dev = st.st_dev;
-	w.max_entries = max_entries;
-	w.mtime_ms = mtime_ms(&st);
-	w.res = &res;
-	if (S_ISDIR(st.st_mode)) {
-		dfd = rm_open_leaf(pfd, leaf, &st, rel, &res, "measure");
-		if (dfd < 0) {
-			close(pfd);
-			return res.status == AGC_WALK_ENOENT ? AGC_ENOTFOUND : -1;
-		}
-		/* What cannot be read inside (permission, another file system) is left out of
-		 * the sum: a measurement is an estimate. */
-		rm_empty(&w, dfd, &top, 1);
-	} else if (S_ISREG(st.st_mode)) {
-		res.bytes = (uint64_t)st.st_size;
-	}
+	rc = measure_from(pfd, leaf, &st, max_entries, visit, ud, bytes, mtime_ms_out);
 	close(pfd);
-	*bytes = res.bytes;
-	*mtime_ms_out = w.mtime_ms;
-	return 0;
+	return rc;
+}
+
+int agc_remove_measure_in(int dirfd, const char *name, const struct stat *st, uint64_t max_entries,
+			  uint64_t *bytes, int64_t *mtime_ms_out)
+{
+	struct stat own;
+
+	/* One name in an open directory: no path is walked, nothing through a link. */
+	if (!agc_walk_rel_ok(name) || strchr(name, '/'))
+		return agc_error_set(-1, "'%s' is not a name", name);
+	if (!st) {
+		if (fstatat(dirfd, name, &own, AT_SYMLINK_NOFOLLOW) < 0)
+			return errno == ENOENT ? AGC_ENOTFOUND
+					       : agc_error_errno(-1, errno, "cannot measure '%s'", name);
+		st = &own;
+	}
+	return measure_from(dirfd, name, st, max_entries, NULL, NULL, bytes, mtime_ms_out);
 }

@@ -134,7 +134,8 @@ int agc_plan_add_art(agc_plan *p, size_t root, const char *rel, const char *sess
 		close(dfd);
 	else
 		a->behind_link = true;
-	if (a->kind == 'd' && !a->behind_link) {
+	/* Sizes are for reports; the gate walks dirs itself and needs none. */
+	if (a->kind == 'd' && !a->behind_link && !p->gate_only) {
 		uint64_t bytes;
 		int64_t mt;
 

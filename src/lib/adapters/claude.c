@@ -774,7 +774,9 @@ static int discover_projects(agc_plan *p, int cfg, const char *id)
 		if (got < 0)
 			goto fail;
 		has |= got > 0;
-		for (i = 0; i < sizeof(side) / sizeof(side[0]); i++) {
+		/* The gate looks at side files only next to a transcript or session dir; a purge
+		 * looks in every project dir, so nothing of the session is missed. */
+		for (i = 0; i < sizeof(side) / sizeof(side[0]) && (has || !p->gate_only); i++) {
 			snprintf(rel, sizeof(rel), "projects/%s/%s%s", e->d_name, id, side[i]);
 			if (agc_plan_add_art(p, R_CONFIG, rel, id, 0, NULL) < 0)
 				goto fail;
@@ -954,11 +956,12 @@ static int64_t ms_of(const struct timespec *ts)
 	return (int64_t)ts->tv_sec * 1000 + ts->tv_nsec / 1000000;
 }
 
-/* Add the size and mtime of rel to the row of the session whose id is the uuid at the start
- * of name. */
-static void charge(rows *r, int rootfd, const char *rel, const char *name, bool is_dir)
+/* Add the size and mtime of the entry leaf of the open dir dfd to the row of the session whose
+ * id is the uuid at the start of name. */
+static void charge(rows *r, int dfd, const char *leaf, const char *name)
 {
 	char id[AGC_UUID_LEN + 1];
+	struct stat st;
 	row *w;
 	uint64_t bytes = 0;
 	int64_t mt = 0;
@@ -968,16 +971,12 @@ static void charge(rows *r, int rootfd, const char *rel, const char *name, bool 
 	memcpy(id, name, AGC_UUID_LEN);
 	id[AGC_UUID_LEN] = '\0';
 	w = rows_find(r, id);
-	if (!w)
+	if (!w || fstatat(dfd, leaf, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return;
-	if (is_dir) {
-		if (agc_remove_measure(rootfd, rel, 1000000, &bytes, &mt) != 0)
+	if (S_ISDIR(st.st_mode)) {
+		if (agc_remove_measure_in(dfd, leaf, &st, 1000000, &bytes, &mt) != 0)
 			return;
 	} else {
-		struct stat st;
-
-		if (fstatat(rootfd, rel, &st, AT_SYMLINK_NOFOLLOW) < 0)
-			return;
 		bytes = S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
 		mt = ms_of(&st.st_mtim);
 	}
@@ -991,7 +990,6 @@ static void charge_dir(rows *r, int rootfd, const char *dir)
 {
 	DIR *d = open_dir_at(rootfd, dir);
 	struct dirent *e;
-	char rel[4096];
 	size_t seen = 0;
 
 	if (!d)
@@ -1003,16 +1001,11 @@ static void charge_dir(rows *r, int rootfd, const char *dir)
 			continue;
 		if (strncmp(name, "1p_failed_events.", 17) == 0)
 			name += 17;
-		if (!agc_id_is_uuid(name, strlen(name) < AGC_UUID_LEN ? 0 : AGC_UUID_LEN))
-			continue;
-		snprintf(rel, sizeof(rel), "%s/%s", dir, e->d_name);
-		charge(r, rootfd, rel, name, e->d_type == DT_DIR);
+		charge(r, dirfd(d), e->d_name, name);
 	}
 	closedir(d);
 }
 
-/* Sub-agent transcripts under rel (a subagents/ dir), nested dirs included (formats 4):
- * each is listed as a child of the session whose dir holds it. */
 static int list_subagents_at(rows *r, int cfg, const char *rel, const char *parent,
 			     const char *project, int depth)
 {
@@ -1114,21 +1107,20 @@ static int list_projects(rows *r, int cfg, bool children)
 			before = r->n;
 			/* the session's own dir (sub-agents, tool results) */
 			{
-				char sub[4096];
+				struct stat sst;
 				uint64_t b;
 				int64_t mt;
-				struct stat sst;
+				const char *sid = r->v[before - 1].id;
 
-				snprintf(sub, sizeof(sub), "projects/%s/%s", e->d_name, r->v[before - 1].id);
-				if (fstatat(dirfd(pd), r->v[before - 1].id, &sst, AT_SYMLINK_NOFOLLOW) == 0 &&
-				    S_ISDIR(sst.st_mode) && agc_remove_measure(cfg, sub, 1000000, &b, &mt) == 0) {
+				if (fstatat(dirfd(pd), sid, &sst, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(sst.st_mode) &&
+				    agc_remove_measure_in(dirfd(pd), sid, &sst, 1000000, &b, &mt) == 0) {
 					r->v[before - 1].bytes += b;
 					if (mt > r->v[before - 1].updated_ms)
 						r->v[before - 1].updated_ms = mt;
 					if (children) {
 						char pid_[AGC_UUID_LEN + 1];
 
-						memcpy(pid_, r->v[before - 1].id, sizeof(pid_));
+						memcpy(pid_, sid, sizeof(pid_));
 						list_subagents(r, cfg, e->d_name, pid_, r->v[before - 1].project);
 					}
 				}
