@@ -211,7 +211,9 @@ int cmd_purge(cli *c, int argc, char **argv)
 		printf("\nEvery artifact of each session goes: transcripts, side files, sub-agents and\n"
 		       "child sessions, its lines in shared files. A live session is refused (exit 4);\n"
 		       "what cannot be removed safely is listed with its reason (exit 3).\n"
-		       "  --dry-run   change nothing; list what would go, exit as the purge would\n");
+		       "  --dry-run     change nothing; list what would go, exit as the purge would\n"
+		       "  --with-forks  also purge forks that read this session's history (agents with forks)\n"
+		       "  --scrub       rebuild databases rows were deleted from (agents with databases)\n");
 		return 0;
 	}
 	ids = calloc((size_t)argc, sizeof(*ids));
@@ -220,6 +222,10 @@ int cmd_purge(cli *c, int argc, char **argv)
 	for (i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--dry-run") == 0)
 			flags |= AGC_PURGE_DRY_RUN;
+		else if (strcmp(argv[i], "--with-forks") == 0)
+			flags |= AGC_PURGE_WITH_FORKS;
+		else if (strcmp(argv[i], "--scrub") == 0)
+			flags |= AGC_PURGE_SCRUB;
 		else if (strcmp(argv[i], "--") == 0) {
 			for (i++; i < argc; i++)
 				ids[n++] = argv[i];

@@ -61,6 +61,8 @@ int agc_lines_rewrite(int rootfd, const agc_lineset *ls, char *const *ids, size_
 	const char *leaf;
 	char lockname[300], tmpname[320];
 	bool locked = false;
+	ino_t lock_ino = 0;
+	int64_t locked_at = 0;
 	struct stat st, st2;
 	agc_buf in = AGC_BUF_INIT_MAX(SHARED_FILE_MAX + 1), out = AGC_BUF_INIT_MAX(SHARED_FILE_MAX);
 	agc_walk_status ws;
@@ -122,6 +124,19 @@ int agc_lines_rewrite(int rootfd, const agc_lineset *ls, char *const *ids, size_
 			goto count_only;
 		}
 		locked = !(flags & AGC_LINES_DRY_RUN);
+		if (locked) {
+			struct stat lst;
+
+			lock_ino = fstatat(dfd, lockname, &lst, AT_SYMLINK_NOFOLLOW) == 0 ? lst.st_ino : 0;
+			locked_at = agc_clock_mono_us();
+		}
+	}
+	/* Two names for one file: a rename would replace one and leave the lines in the other. */
+	if (st.st_nlink > 1) {
+		res->reason = "error: hard-linked";
+		agc_error_set(-1, "'%s' has %lu names; its lines cannot be removed from all of them",
+			      ls->rel, (unsigned long)st.st_nlink);
+		goto count_only;
 	}
 	if (agc_read_at(dfd, leaf, SHARED_FILE_MAX, &in) < 0) {
 		res->reason = "error";
@@ -149,6 +164,22 @@ int agc_lines_rewrite(int rootfd, const agc_lineset *ls, char *const *ids, size_
 		res->reason = "error";
 		agc_error_errno(-1, errno, "cannot write '%s'", tmpname);
 		goto unlink_tmp;
+	}
+	/* Our hold on the agent's lock must still be good: a lock held too long may have been
+	 * broken as stale by a writer, which may then append (R4). Refresh it and check it is
+	 * still the one we made. */
+	if (locked) {
+		struct stat lst;
+
+		if (agc_clock_mono_us() - locked_at > 5 * 1000 * 1000 ||
+		    fstatat(dfd, lockname, &lst, AT_SYMLINK_NOFOLLOW) < 0 || lst.st_ino != lock_ino ||
+		    utimensat(dfd, lockname, NULL, AT_SYMLINK_NOFOLLOW) < 0) {
+			res->reason = "in-use";
+			agc_error_set(AGC_EINUSE, "lost the lock on '%s'", ls->rel);
+			rc = AGC_EINUSE;
+			locked = false; /* no longer ours to remove */
+			goto unlink_tmp;
+		}
 	}
 	/* The file must not have changed since it was read: no writer appended meanwhile. */
 	if (fstatat(dfd, leaf, &st2, AT_SYMLINK_NOFOLLOW) < 0 || st2.st_ino != st.st_ino ||
@@ -180,8 +211,13 @@ count_only:
 		agc_buf_release(&scratch);
 	}
 out:
-	if (locked)
-		agc_lock_mkdir_release(dfd, lockname);
+	if (locked) {
+		struct stat lst;
+
+		/* Remove the lock only if it is still ours, never a writer's that replaced it. */
+		if (fstatat(dfd, lockname, &lst, AT_SYMLINK_NOFOLLOW) == 0 && lst.st_ino == lock_ino)
+			agc_lock_mkdir_release(dfd, lockname);
+	}
 	if (tfd >= 0)
 		close(tfd);
 	if (fd >= 0)

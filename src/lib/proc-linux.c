@@ -601,8 +601,11 @@ int agc_proc_files(const char *procroot, pid_t pid, bool with_maps,
 			/* Following the magic link stats the open file itself: its (dev, ino), even
 			 * when it has been renamed or unlinked since. */
 			if (fstatat(fd, de->d_name, &st, 0) < 0) {
-				if (errno == ENOENT || errno == ENOTDIR)
-					continue;  /* closed since the listing */
+				/* Closed since the listing, or a file we may not stat (a FUSE mount
+				 * without allow_root): that fd alone is skipped, never the process's
+				 * other fds. */
+				if (errno == ENOENT || errno == ENOTDIR || errno == EACCES || errno == EPERM)
+					continue;
 				rc = proc_errno(errno, "stat", path);
 				break;
 			}

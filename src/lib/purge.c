@@ -1,5 +1,6 @@
 /* The engine shared by every agent: discover, gate, remove, residual (SPEC R5-R7). */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,8 +27,6 @@ static const char *kind_name(char k)
 	switch (k) {
 	case 'd':
 		return "dir";
-	case 'l':
-		return "link";
 	default:
 		return "file";
 	}
@@ -99,6 +98,7 @@ typedef struct gate_files {
 	agc_gate_file *v;
 	size_t n, cap;
 	const char *label;
+	size_t visited;
 	bool full;
 } gate_files;
 
@@ -124,6 +124,9 @@ static void gate_visit(const struct stat *st, void *ud)
 {
 	gate_files *g = ud;
 
+	/* Past the bound the walk stops: what it did not see cannot be shown free. */
+	if (++g->visited >= AGC_GATE_MAX_FILES)
+		g->full = true;
 	if (S_ISREG(st->st_mode))
 		gate_add(g, st->st_dev, st->st_ino, g->label);
 }
@@ -148,12 +151,27 @@ static bool gate(agc_plan *p, agc_report *r)
 			continue;
 		gate_add(&g, a->dev, a->ino, a->rel);
 		rootfd = agc_plan_rootfd(p, a->root);
-		if (a->kind == 'd' && !a->behind_link && rootfd >= 0) {
+		if (a->kind == 'd' && rootfd >= 0) {
 			uint64_t b;
 			int64_t mt;
 
 			g.label = a->rel;
-			agc_remove_visit(rootfd, a->rel, AGC_GATE_MAX_FILES, gate_visit, &g, &b, &mt);
+			if (!a->behind_link) {
+				agc_remove_visit(rootfd, a->rel, AGC_GATE_MAX_FILES, gate_visit, &g, &b, &mt);
+			} else {
+				/* Behind a link nothing is removed, yet a process writing there still
+				 * runs the session: look through the link, read-only. */
+				const char *slash = strrchr(a->rel, '/');
+				char *parent = slash ? agc_strndup(a->rel, (size_t)(slash - a->rel)) : NULL;
+				int pfd = parent ? openat(rootfd, parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+
+				if (pfd >= 0) {
+					agc_remove_visit_in(pfd, slash + 1, NULL, AGC_GATE_MAX_FILES, gate_visit, &g,
+							    &b, &mt);
+					close(pfd);
+				}
+				free(parent);
+			}
 		}
 	}
 	if (g.full) {
@@ -195,6 +213,7 @@ unreadable:
 	agc_holders_release(&h);
 	/* Not knowing who runs is treated as "in use" (R5). */
 	agc_report_add_holder(r, 0, agc_error_last(), "process-table", NULL);
+	/* (the hint names the reason) */
 	return true;
 }
 
@@ -207,7 +226,8 @@ static void add_hints(agc_report *r)
 		const agc_holder_info *h = &r->holders.v[i];
 
 		if (h->pid <= 0)
-			snprintf(line, sizeof(line), "the process table could not be read: %s", h->command);
+			snprintf(line, sizeof(line), "%s: the session cannot be shown to be free (%s)",
+				 h->command, h->why);
 		else if (strcmp(h->why, "open-file") == 0 && h->what)
 			snprintf(line, sizeof(line), "pid %d has '%s' open: see ls -l /proc/%d/fd, or lsof -p %d",
 				 h->pid, h->what, h->pid, h->pid);
@@ -279,7 +299,7 @@ static bool remove_one(agc_plan *p, agc_report *r, const agc_artifact *a, failur
 			*fixable = true;
 		note_failure(fails, a->root, a->rel, reason_of(res.status, res.err));
 		if (res.files || res.dirs)
-			agc_report_add_item(r, false, "partial", abs, NULL, NULL, a->session,
+			agc_report_add_item(r, false, "dir", abs, NULL, NULL, a->session,
 					    res.files + res.dirs, res.bytes, a->mtime_ms);
 	}
 	free(abs);
@@ -292,11 +312,11 @@ static int cmp_sessions_first(const agc_plan *p, const char *s)
 }
 
 /* After a purge: discover again from scratch and report everything still present (R7). */
-static void residual(agc_ctx *ctx, size_t agent, const agc_plan *before, agc_report *r,
+static void residual(agc_ctx *ctx, size_t agent, agc_plan *before, agc_report *r,
 		     const failures *fails, const failures *line_fails)
 {
 	agc_plan after;
-	size_t i;
+	size_t i, j;
 
 	if (discover(ctx, agent, before->id, &after, false) < 0) {
 		char *msg = agc_strfmt("error: cannot discover again: %s", agc_error_last());
@@ -335,6 +355,24 @@ static void residual(agc_ctx *ctx, size_t agent, const agc_plan *before, agc_rep
 	for (i = 0; i < after.notes.n; i++)
 		agc_report_add_item(r, true, "file", after.notes.v[i].path, NULL, after.notes.v[i].reason,
 				    after.id, 0, 0, 0);
+	/* What failed but can no longer be discovered (found only through something that went,
+	 * like a paste file through its history lines) is still there: say so. */
+	for (i = 0; i < fails->n; i++) {
+		const failure *f = &fails->v[i];
+		int rootfd = agc_plan_rootfd(before, f->root);
+		struct stat st;
+		char *abs;
+
+		for (j = 0; j < after.arts.n; j++)
+			if (after.arts.v[j].root == f->root && strcmp(after.arts.v[j].rel, f->rel) == 0)
+				break;
+		if (j < after.arts.n || rootfd < 0 || fstatat(rootfd, f->rel, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			continue;
+		abs = agc_plan_abspath(before->roots, f->root, f->rel);
+		agc_report_add_item(r, true, S_ISDIR(st.st_mode) ? "dir" : "file", abs, NULL, f->reason,
+				    before->id, 1, 0, 0);
+		free(abs);
+	}
 	agc_plan_release(&after);
 }
 
@@ -406,7 +444,8 @@ static void do_purge(agc_plan *p, size_t agent, agc_report *r)
 		}
 		remove_one(p, r, a, &fails, &fixable);
 	}
-	/* Then the shared files (R4). */
+	/* Then the shared files (R4); while something a rerun could finish is left, the lines
+	 * stay too: they lead a rerun to what they reference (paste files). */
 	for (i = 0; i < p->lines.n; i++) {
 		const agc_lineset *ls = &p->lines.v[i];
 		agc_lines_result lr;
@@ -415,6 +454,11 @@ static void do_purge(agc_plan *p, size_t agent, agc_report *r)
 
 		if (!ls->count || rootfd < 0)
 			continue;
+		if (fixable) {
+			note_failure(&line_fails, ls->root, ls->rel,
+				     agc_strdup("error: kept until the rest is removed"));
+			continue;
+		}
 		rc = agc_lines_rewrite(rootfd, ls, p->ids.v, p->ids.n, p->ctx->procroot, 0, &lr);
 		if (rc == 0 && lr.done) {
 			char *abs = agc_plan_abspath(p->roots, ls->root, ls->rel);

@@ -463,6 +463,13 @@ int agc_remove_visit(int rootfd, const char *rel, uint64_t max_entries,
 int agc_remove_measure_in(int dirfd, const char *name, const struct stat *st, uint64_t max_entries,
 			  uint64_t *bytes, int64_t *mtime_ms_out)
 {
+	return agc_remove_visit_in(dirfd, name, st, max_entries, NULL, NULL, bytes, mtime_ms_out);
+}
+
+int agc_remove_visit_in(int dirfd, const char *name, const struct stat *st, uint64_t max_entries,
+			void (*visit)(const struct stat *st, void *ud), void *ud, uint64_t *bytes,
+			int64_t *mtime_ms_out)
+{
 	struct stat own;
 
 	/* One name in an open directory: no path is walked, nothing through a link. */
@@ -474,5 +481,5 @@ int agc_remove_measure_in(int dirfd, const char *name, const struct stat *st, ui
 					       : agc_error_errno(-1, errno, "cannot measure '%s'", name);
 		st = &own;
 	}
-	return measure_from(dirfd, name, st, max_entries, NULL, NULL, bytes, mtime_ms_out);
+	return measure_from(dirfd, name, st, max_entries, visit, ud, bytes, mtime_ms_out);
 }

@@ -55,4 +55,9 @@ int agc_remove_visit(int rootfd, const char *rel, uint64_t max_entries,
 int agc_remove_measure_in(int dirfd, const char *name, const struct stat *st, uint64_t max_entries,
 			  uint64_t *bytes, int64_t *mtime_ms);
 
+/* agc_remove_measure_in that also visits every entry inside, as agc_remove_visit does. */
+int agc_remove_visit_in(int dirfd, const char *name, const struct stat *st, uint64_t max_entries,
+			void (*visit)(const struct stat *st, void *ud), void *ud, uint64_t *bytes,
+			int64_t *mtime_ms);
+
 #endif

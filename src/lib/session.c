@@ -56,10 +56,11 @@ void agc_plan_release(agc_plan *p)
 	free(p->notes.v);
 	agc_holders_release(&p->holders);
 	meta_release(&p->meta);
-	for (i = 0; i < AGC_ROOTS_MAX; i++)
+	for (i = 0; i < AGC_ROOTS_MAX; i++) {
 		if (p->rootfd[i] >= 0)
 			close(p->rootfd[i]);
-	memset(p->rootfd, 0, sizeof(p->rootfd));
+		p->rootfd[i] = -2;
+	}
 }
 
 int agc_plan_rootfd(agc_plan *p, size_t root)
@@ -101,6 +102,7 @@ int agc_plan_add_art(agc_plan *p, size_t root, const char *rel, const char *sess
 	int rootfd = agc_plan_rootfd(p, root);
 	int dfd, err;
 	const char *leaf;
+	agc_walk_status ws;
 	size_t i;
 
 	if (rootfd < 0 || !agc_walk_rel_ok(rel))
@@ -121,8 +123,13 @@ int agc_plan_add_art(agc_plan *p, size_t root, const char *rel, const char *sess
 	a->root = root;
 	a->rel = agc_strdup(rel);
 	a->session = agc_strdup(session ? session : p->id);
-	if (!a->rel || !a->session)
+	if (!a->rel || !a->session) {
+		/* never leave a half-made entry for the next look-up to trip on */
+		free(a->rel);
+		free(a->session);
+		p->arts.n--;
 		return -1;
+	}
 	a->flags = flags;
 	a->last = last;
 	a->dev = st.st_dev;
@@ -130,9 +137,12 @@ int agc_plan_add_art(agc_plan *p, size_t root, const char *rel, const char *sess
 	a->mtime_ms = (int64_t)st.st_mtim.tv_sec * 1000 + st.st_mtim.tv_nsec / 1000000;
 	a->kind = S_ISDIR(st.st_mode) ? 'd' : S_ISLNK(st.st_mode) ? 'l' : S_ISREG(st.st_mode) ? 'f' : 'o';
 	a->bytes = S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
-	if (agc_walk_parent(rootfd, rel, &dfd, &leaf, &err) == AGC_WALK_OK)
+	ws = agc_walk_parent(rootfd, rel, &dfd, &leaf, &err);
+	if (ws == AGC_WALK_OK)
 		close(dfd);
-	else
+	/* Only a link (or a non-dir) on the way means it was seen through a link; a dir we may
+	 * not open is an ordinary artifact whose removal will say why it failed. */
+	else if (ws == AGC_WALK_SYMLINK || ws == AGC_WALK_NOTDIR)
 		a->behind_link = true;
 	/* Sizes are for reports; the gate walks dirs itself and needs none. */
 	if (a->kind == 'd' && !a->behind_link && !p->gate_only) {
@@ -163,7 +173,8 @@ bool agc_plan_empty(const agc_plan *p)
 {
 	size_t i;
 
-	if (p->arts.n || p->holders.n)
+	/* A dir that could not be read may hold the session: that is not "not found". */
+	if (p->arts.n || p->holders.n || p->notes.n)
 		return false;
 	for (i = 0; i < p->lines.n; i++)
 		if (p->lines.v[i].count)

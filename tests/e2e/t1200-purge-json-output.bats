@@ -48,11 +48,12 @@ setup() {
 	run -5 --separate-stderr agc --json in-use claude "$(new_uuid)"
 }
 
-@test "Output: purge --json: removed items have kind, path, count, bytes; status purged" {
+@test "Output: purge --json: removed items have kind, path, count, bytes; status purged; children are the sub-agents" {
 	run -0 --separate-stderr agc --json purge claude "$S"
 	json_ok '
 		length == 1 and (.[0] | .agent == "claude" and .status == "purged" and
-		.residual == [] and .holders == [] and .children == [] and
+		.residual == [] and .holders == [] and
+		(.children | length == 2 and all(test("^a[0-9a-f]{16}$"))) and
 		(.removed | length > 10) and
 		(.removed | all(has("kind") and has("path") and has("count") and has("bytes"))) and
 		(.removed | all(.path | startswith("/"))))'

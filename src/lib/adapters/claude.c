@@ -230,18 +230,19 @@ agc_claude_reg agc_claude_registry_judge(const char *procroot, pid_t pid, const 
 		res = AGC_CLAUDE_REG_OTHER;
 		goto out;
 	}
-	if (!agc_proc_alive(pid)) {
-		res = AGC_CLAUDE_REG_STALE;
-		goto out;
-	}
 	dom = agc_json_str(j, "pidDomain");
 	if (dom) {
 		char mine[300];
 
 		host_pid_domain(mine, sizeof(mine));
-		/* Another pid namespace or machine: its pid cannot be checked from here. */
+		/* Another pid namespace or machine (a container sharing the config dir): its pid
+		 * means nothing here, alive or not, so the session counts as live. */
 		if (strcmp(dom, mine) != 0)
 			goto out;
+	}
+	if (!agc_proc_alive(pid)) {
+		res = AGC_CLAUDE_REG_STALE;
+		goto out;
 	}
 	if (agc_proc_stat(procroot, pid, &st) != 0)
 		goto out; /* alive but unreadable: cannot check, live */
@@ -321,22 +322,64 @@ static bool is_pid_json(const char *name, pid_t *pid)
 	return true;
 }
 
-/* Enumerate a dir beneath a root (looking through links read-only: discovery only). */
+/* Enumerate a dir beneath a root (looking through links read-only: discovery only). NULL
+ * with errno set when it cannot be opened. */
 static DIR *open_dir_at(int rootfd, const char *rel)
 {
 	int fd = openat(rootfd, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	DIR *d;
+	int e;
 
 	if (fd < 0)
 		return NULL;
 	d = fdopendir(fd);
-	if (!d)
+	if (!d) {
+		e = errno;
 		close(fd);
+		errno = e;
+	}
 	return d;
 }
 
+/* open_dir_at for discovery: a dir that exists but cannot be read is noted, so the session
+ * is reported as left behind (exit 3), never as purged (R8). */
+static DIR *disc_dir(agc_plan *p, size_t root, int rootfd, const char *rel)
+{
+	DIR *d = open_dir_at(rootfd, rel);
+
+	if (!d && errno != ENOENT && errno != ENOTDIR) {
+		char *why = agc_strfmt("error: cannot read dir: %s", strerror(errno));
+
+		agc_plan_add_note(p, root, rel, why ? why : "error: cannot read dir");
+		free(why);
+	}
+	return d;
+}
+
+/* The pid-keyed .key files of a reused pid belong to the new process unless they carry the
+ * registry's own procStart. */
+static bool key_is_ours(int dfd, const char *name, const char *proc_start)
+{
+	agc_buf b = AGC_BUF_INIT_MAX(REGISTRY_MAX + 1);
+	json_t *j;
+	const char *ps;
+	bool ours = false;
+
+	if (!proc_start || agc_read_at(dfd, name, REGISTRY_MAX, &b) != 0) {
+		agc_buf_release(&b);
+		return false;
+	}
+	j = agc_json_parse(b.ptr, b.len);
+	ps = agc_json_str(j, "procStart");
+	ours = ps && strcmp(ps, proc_start) == 0;
+	json_decref(j);
+	agc_buf_release(&b);
+	return ours;
+}
+
 /* The registry: live entries naming the session are holders; stale ones go with it, with the
- * files Claude keys by the same pid. */
+ * files Claude keys by the same pid. A registry that cannot be read fully refuses the purge:
+ * a live session may be listed in what was not read (R5). */
 static int discover_registry(agc_plan *p, int cfg, const char *id)
 {
 	DIR *d = open_dir_at(cfg, "sessions");
@@ -345,25 +388,41 @@ static int discover_registry(agc_plan *p, int cfg, const char *id)
 	size_t seen = 0;
 	int rc = 0;
 
-	if (!d)
-		return 0;
-	while ((e = readdir(d)) && seen++ < DIR_ENTRIES_MAX) {
+	if (!d) {
+		if (errno == ENOENT || errno == ENOTDIR)
+			return 0;
+		char *why = agc_strfmt("cannot read the registry 'sessions': %s", strerror(errno));
+
+		rc = agc_holders_add(&p->holders, 0, AGC_WHY_REGISTRY, why ? why : "cannot read the registry",
+				     NULL, 0);
+		free(why);
+		return rc;
+	}
+	while ((e = readdir(d))) {
 		pid_t pid;
-		char rel[300];
+		char rel[300], ps_buf[64];
+		const char *proc_start = NULL;
 		agc_claude_reg j;
+		bool alive;
 		int rrc;
 
+		if (++seen > DIR_ENTRIES_MAX) {
+			rc = agc_holders_add(&p->holders, 0, AGC_WHY_REGISTRY,
+					     "the registry 'sessions' has too many entries to read", NULL, 0);
+			break;
+		}
 		if (!is_pid_json(e->d_name, &pid))
 			continue;
 		snprintf(rel, sizeof(rel), "sessions/%s", e->d_name);
 		rrc = agc_read_at(dirfd(d), e->d_name, REGISTRY_MAX, &text);
 		if (rrc == AGC_ENOTFOUND)
 			continue;
+		alive = agc_proc_alive(pid);
 		if (rrc < 0) {
 			/* Too big or unreadable: it may name this session, and if its pid runs that
 			 * cannot be ruled out, so it counts as live; a dead pid's file stays. */
 			agc_buf_clear(&text);
-			j = agc_proc_alive(pid) ? AGC_CLAUDE_REG_LIVE : AGC_CLAUDE_REG_OTHER;
+			j = alive ? AGC_CLAUDE_REG_LIVE : AGC_CLAUDE_REG_OTHER;
 		} else {
 			j = agc_claude_registry_judge(p->ctx->procroot, pid, agc_buf_cstr(&text), text.len, id);
 		}
@@ -376,26 +435,42 @@ static int discover_registry(agc_plan *p, int cfg, const char *id)
 		} else if (j == AGC_CLAUDE_REG_STALE) {
 			DIR *d2;
 			struct dirent *e2;
-			char prefix[32];
+			char prefix[32], krel[300];
 			size_t pl;
+			json_t *jj = agc_json_parse(text.ptr ? text.ptr : "", text.len);
 
-			if (agc_plan_add_art(p, R_CONFIG, rel, id, 0, NULL) < 0)
-				rc = -1;
+			if (agc_json_str(jj, "procStart")) {
+				snprintf(ps_buf, sizeof(ps_buf), "%s", agc_json_str(jj, "procStart"));
+				proc_start = ps_buf;
+			}
+			json_decref(jj);
+			/* The pid-keyed files go before the registry file that leads to them, so a
+			 * failed purge still finds them on a rerun (R6). */
 			pl = (size_t)snprintf(prefix, sizeof(prefix), "%ld.", (long)pid);
 			d2 = open_dir_at(cfg, "sessions");
 			while (d2 && (e2 = readdir(d2))) {
 				size_t nl = strlen(e2->d_name);
 
-				if (strncmp(e2->d_name, prefix, pl) == 0 && nl == pl + 64 + 4 &&
-				    strcmp(e2->d_name + nl - 4, ".key") == 0) {
-					snprintf(rel, sizeof(rel), "sessions/%s", e2->d_name);
-					agc_plan_add_art(p, R_CONFIG, rel, id, 0, NULL);
-				}
+				if (strncmp(e2->d_name, prefix, pl) != 0 || nl != pl + 64 + 4 ||
+				    strcmp(e2->d_name + nl - 4, ".key") != 0)
+					continue;
+				/* A reused pid's key belongs to the process that has the pid now. */
+				if (alive && !key_is_ours(dirfd(d2), e2->d_name, proc_start))
+					continue;
+				snprintf(krel, sizeof(krel), "sessions/%s", e2->d_name);
+				if (agc_plan_add_art(p, R_CONFIG, krel, id, 0, NULL) < 0)
+					rc = -1;
 			}
 			if (d2)
 				closedir(d2);
-			snprintf(rel, sizeof(rel), "cc-socks/%ld.sock", (long)pid);
-			agc_plan_add_art(p, R_TEMP, rel, id, AGC_ART_NO_GATE, NULL);
+			/* A live pid's socket is the new process's. */
+			if (!alive) {
+				snprintf(krel, sizeof(krel), "cc-socks/%ld.sock", (long)pid);
+				if (agc_plan_add_art(p, R_TEMP, krel, id, AGC_ART_NO_GATE, NULL) < 0)
+					rc = -1;
+			}
+			if (rc == 0 && agc_plan_add_art(p, R_CONFIG, rel, id, 0, NULL) < 0)
+				rc = -1;
 		}
 		if (rc < 0)
 			break;
@@ -604,6 +679,7 @@ static int discover_history(agc_plan *p, int cfg)
 	strset hashes = {0};
 	struct stat st;
 	const char *s, *end;
+	bool long_noted = false;
 	size_t i;
 	int rc;
 
@@ -644,6 +720,18 @@ static int discover_history(agc_plan *p, int cfg)
 		const char *nl = memchr(s, '\n', (size_t)(end - s));
 		size_t len = nl ? (size_t)(nl - s) : (size_t)(end - s);
 
+		if (len > AGC_LINE_MAX && !long_noted) {
+			size_t k;
+
+			/* Too long to parse, so never removed; if it names the session, say so (R8). */
+			for (k = 0; k < p->ids.n; k++)
+				if (ci_find(s, len, p->ids.v[k], strlen(p->ids.v[k]))) {
+					agc_plan_add_note(p, R_CONFIG, "history.jsonl",
+							  "error: a line too long to check names the session");
+					long_noted = true;
+					break;
+				}
+		}
 		if (len <= AGC_LINE_MAX && history_match(s, len, p->ids.v, p->ids.n)) {
 			json_t *j = agc_json_parse(s, len);
 			json_t *pc = json_object_get(j, "pastedContents"), *v;
@@ -700,7 +788,7 @@ static int discover_history(agc_plan *p, int cfg)
 static int add_prefixed(agc_plan *p, size_t root, int rootfd, const char *dir, const char *prefix,
 			const char *suffix, unsigned flags)
 {
-	DIR *d = open_dir_at(rootfd, dir);
+	DIR *d = disc_dir(p, root, rootfd, dir);
 	struct dirent *e;
 	size_t pl = strlen(prefix), sl = suffix ? strlen(suffix) : 0, seen = 0;
 	char rel[4096];
@@ -726,10 +814,43 @@ static int add_prefixed(agc_plan *p, size_t root, int rootfd, const char *dir, c
 	return rc;
 }
 
+/* Sub-agents (agent-<A>.jsonl under <S>/subagents/, nested dirs included) are the session's
+ * children: their ids are reported with it and matched by the gate too. */
+static void collect_subagents(agc_plan *p, int cfg, const char *rel, int depth)
+{
+	DIR *d;
+	struct dirent *e;
+	size_t seen = 0;
+
+	if (depth > 8 || !(d = open_dir_at(cfg, rel)))
+		return;
+	while ((e = readdir(d)) && seen++ < DIR_ENTRIES_MAX) {
+		size_t nl = strlen(e->d_name);
+		struct stat st;
+		char sub[4096];
+
+		if (e->d_name[0] == '.' || fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			continue;
+		if (S_ISDIR(st.st_mode)) {
+			if ((size_t)snprintf(sub, sizeof(sub), "%s/%s", rel, e->d_name) < sizeof(sub))
+				collect_subagents(p, cfg, sub, depth + 1);
+		} else if (nl > 12 && nl - 12 < AGC_ID_MAX && strncmp(e->d_name, "agent-", 6) == 0 &&
+			   strcmp(e->d_name + nl - 6, ".jsonl") == 0) {
+			char aid[AGC_ID_MAX];
+
+			memcpy(aid, e->d_name + 6, nl - 12);
+			aid[nl - 12] = '\0';
+			if (agc_id_path_safe(aid))
+				agc_plan_add_id(p, aid);
+		}
+	}
+	closedir(d);
+}
+
 static int discover_projects(agc_plan *p, int cfg, const char *id)
 {
 	static const char *const side[] = {".ccr-tip.json", ".precompact.json", ".desktop-released.json"};
-	DIR *d = open_dir_at(cfg, "projects");
+	DIR *d = disc_dir(p, R_CONFIG, cfg, "projects");
 	struct dirent *e;
 	size_t seen = 0, i;
 	char rel[4096], prefix[128];
@@ -774,6 +895,12 @@ static int discover_projects(agc_plan *p, int cfg, const char *id)
 		if (got < 0)
 			goto fail;
 		has |= got > 0;
+		if (got > 0) {
+			char sub[4096 + 16];
+
+			snprintf(sub, sizeof(sub), "%s/subagents", rel);
+			collect_subagents(p, cfg, sub, 0);
+		}
 		/* The gate looks at side files only next to a transcript or session dir; a purge
 		 * looks in every project dir, so nothing of the session is missed. */
 		for (i = 0; i < sizeof(side) / sizeof(side[0]) && (has || !p->gate_only); i++) {
@@ -807,7 +934,7 @@ static int discover_temp(agc_plan *p, int tmp, uid_t uid, const char *id)
 	size_t seen = 0;
 
 	snprintf(top, sizeof(top), "claude-%lu", (unsigned long)uid);
-	d = open_dir_at(tmp, top);
+	d = disc_dir(p, R_TEMP, tmp, top);
 	if (!d)
 		return 0;
 	/* Every key dir of the temp root: a symlinked one is looked through (read-only) so that
