@@ -40,7 +40,9 @@ static void print_items(const cli *c, const agc_report *r, bool residual, const 
 
 		cli_size(it->bytes, size, sizeof(size));
 		printf("  %s%-5s %9s  ", lead, it->kind, size);
-		if (strcmp(it->kind, "lines") == 0 || strcmp(it->kind, "rows") == 0)
+		if (strcmp(it->kind, "rows") == 0 && it->table)
+			printf("%llu rows of %s in ", (unsigned long long)it->count, it->table);
+		else if (strcmp(it->kind, "lines") == 0 || strcmp(it->kind, "rows") == 0)
 			printf("%llu %s of ", (unsigned long long)it->count, it->kind);
 		cli_path(stdout, it->path ? it->path : "");
 		if (residual)

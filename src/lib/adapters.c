@@ -4,8 +4,10 @@
 #include "core.h"
 
 extern const agc_adapter agc_adapter_claude;
+extern const agc_adapter agc_adapter_opencode;
 
 const agc_adapter *const agc_adapter_table[] = {
 	&agc_adapter_claude,
+	&agc_adapter_opencode,
 	NULL,
 };

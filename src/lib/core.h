@@ -91,6 +91,32 @@ typedef struct agc_lineset {
 	ino_t ino;
 } agc_lineset;
 
+/* A database holding rows of the session (discovery opened it read-only). */
+typedef struct agc_dbref {
+	size_t root;
+	char *rel;
+	dev_t dev;
+	ino_t ino;
+} agc_dbref;
+
+/* Rows of one table that belong to the purged sessions: column IN ids (when column is set),
+ * or via_local IN (SELECT via_key FROM via_table WHERE via_column IN ids) (when via_table is
+ * set). Identifiers come from the database's own schema (introspected); values are bound. */
+typedef struct agc_rowset {
+	size_t db;            /* index into plan->dbs */
+	char *table;
+	char *column;
+	char *via_local, *via_table, *via_key, *via_column;
+	uint64_t count, bytes;
+} agc_rowset;
+
+/* A file the gate watches that is not removed: a database every session shares. */
+typedef struct agc_watch {
+	dev_t dev;
+	ino_t ino;
+	char *label;
+} agc_watch;
+
 typedef struct agc_meta {
 	char *project;
 	char *title;
@@ -115,6 +141,9 @@ typedef struct agc_plan {
 	struct { agc_artifact *v; size_t n, cap; } arts;
 	struct { agc_lineset *v; size_t n, cap; } lines;
 	struct { agc_note *v; size_t n, cap; } notes;
+	struct { agc_dbref *v; size_t n, cap; } dbs;
+	struct { agc_rowset *v; size_t n, cap; } rows;   /* deleted in this order */
+	struct { agc_watch *v; size_t n, cap; } watch;
 	agc_holders holders;                             /* from the agent's registries */
 	agc_meta meta;
 	int rootfd[AGC_ROOTS_MAX];                       /* opened once; -2 not yet */
@@ -134,6 +163,22 @@ int agc_plan_add_art(agc_plan *p, size_t root, const char *rel, const char *sess
 		     const char *last);
 /* A problem at rel beneath root (absolute path stored) that leaves something behind. */
 int agc_plan_add_note(agc_plan *p, size_t root, const char *rel, const char *reason);
+/* Add a database (by (root, rel), lstat'ed now); returns its index or -1. */
+int agc_plan_add_db(agc_plan *p, size_t root, const char *rel);
+/* Add a row set (strings copied; column or via_* may be NULL). Returns 0 or -1. */
+int agc_plan_add_rows(agc_plan *p, size_t db, const char *table, const char *column,
+		      const char *via_local, const char *via_table, const char *via_key,
+		      const char *via_column);
+/* The plan's ids as a JSON array (malloc'd by jansson: free()). */
+char *agc_plan_ids_json(const agc_plan *p);
+/* SQL for a row set, the ids bound as ?1 (a JSON array): DELETE, or SELECT <select> when
+ * select is given. malloc'd. */
+char *agc_rows_sql(const agc_rowset *rs, const char *select);
+/* Fill count and bytes of the row sets of database dbi from db (read-only). 0, -1, AGC_EINUSE. */
+struct sqlite3;
+int agc_plan_count_rows(agc_plan *p, struct sqlite3 *db, size_t dbi);
+/* Watch a file (rel beneath root) for holders without removing it. 1 added, 0 absent, -1. */
+int agc_plan_add_watch(agc_plan *p, size_t root, const char *rel);
 bool agc_plan_empty(const agc_plan *p);
 
 /* What ls collects from an adapter. */

@@ -151,3 +151,18 @@ bool agc_db_has_column(sqlite3 *db, const char *table, const char *col)
 	sqlite3_finalize(st);
 	return found;
 }
+
+bool agc_db_references(sqlite3 *db, const char *from, const char *to)
+{
+	sqlite3_stmt *st = NULL;
+	bool found = false;
+
+	if (sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_foreign_key_list(?1) WHERE \"table\" = ?2", -1, &st,
+			       NULL) != SQLITE_OK)
+		return false;
+	sqlite3_bind_text(st, 1, from, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, to, -1, SQLITE_STATIC);
+	found = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return found;
+}

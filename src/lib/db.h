@@ -27,6 +27,9 @@ void agc_db_strv_free(char **v, size_t n);
 /* Whether table has a column named col (PRAGMA table_info). */
 bool agc_db_has_column(sqlite3 *db, const char *table, const char *col);
 
+/* Whether table from has a foreign key to table to. */
+bool agc_db_references(sqlite3 *db, const char *from, const char *to);
+
 /* An identifier quoted for SQL: "name" with inner quotes doubled (malloc'd). */
 char *agc_db_ident(const char *name);
 

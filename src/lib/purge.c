@@ -7,7 +7,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "core.h"
+#include "db.h"
 #include "error.h"
 #include "holders.h"
 #include "lines.h"
@@ -75,6 +78,8 @@ static void fill_session(agc_report *r, const agc_plan *p)
 		if (p->arts.v[i].mtime_ms > updated)
 			updated = p->arts.v[i].mtime_ms;
 	}
+	for (i = 0; i < p->rows.n; i++)
+		bytes += p->rows.v[i].bytes;
 	r->has_session = true;
 	r->session.agent = p->ad->name;
 	r->session.id = agc_strdup(p->id);
@@ -174,6 +179,10 @@ static bool gate(agc_plan *p, agc_report *r)
 			}
 		}
 	}
+	/* Shared databases are watched, never removed: a process holding one holds every
+	 * session in it. */
+	for (i = 0; i < p->watch.n; i++)
+		gate_add(&g, p->watch.v[i].dev, p->watch.v[i].ino, p->watch.v[i].label);
 	if (g.full) {
 		agc_error_set(-1, "too many files to check for holders");
 		goto unreadable;
@@ -355,6 +364,17 @@ static void residual(agc_ctx *ctx, size_t agent, agc_plan *before, agc_report *r
 	for (i = 0; i < after.notes.n; i++)
 		agc_report_add_item(r, true, "file", after.notes.v[i].path, NULL, after.notes.v[i].reason,
 				    after.id, 0, 0, 0);
+	for (i = 0; i < after.rows.n; i++) {
+		const agc_rowset *rs = &after.rows.v[i];
+		char *abs;
+
+		if (!rs->count)
+			continue;
+		abs = agc_plan_abspath(after.roots, after.dbs.v[rs->db].root, after.dbs.v[rs->db].rel);
+		agc_report_add_item(r, true, "rows", abs, rs->table, "error: still present", after.id,
+				    rs->count, rs->bytes, 0);
+		free(abs);
+	}
 	/* What failed but can no longer be discovered (found only through something that went,
 	 * like a paste file through its history lines) is still there: say so. */
 	for (i = 0; i < fails->n; i++) {
@@ -419,15 +439,203 @@ static void list_plan(agc_plan *p, agc_report *r, bool as_residual_links)
 	for (i = 0; i < p->notes.n; i++)
 		agc_report_add_item(r, true, "file", p->notes.v[i].path, NULL, p->notes.v[i].reason, p->id,
 				    0, 0, 0);
+	for (i = 0; i < p->rows.n; i++) {
+		const agc_rowset *rs = &p->rows.v[i];
+		char *abs;
+
+		if (!rs->count)
+			continue;
+		abs = agc_plan_abspath(p->roots, p->dbs.v[rs->db].root, p->dbs.v[rs->db].rel);
+		agc_report_add_item(r, false, "rows", abs, rs->table, NULL, p->id, rs->count, rs->bytes, 0);
+		free(abs);
+	}
+}
+
+/* Is database d of the plan still the file discovery saw, reached without a link (R2)?
+ * Returns its absolute path (malloc'd) or NULL with *why set. */
+static char *db_checked_path(agc_plan *p, size_t d, const char **why)
+{
+	const agc_dbref *db = &p->dbs.v[d];
+	int rootfd = agc_plan_rootfd(p, db->root), dfd, err;
+	const char *leaf;
+	agc_walk_status ws;
+	struct stat st;
+
+	*why = "error: database not reachable";
+	if (rootfd < 0)
+		return NULL;
+	ws = agc_walk_parent(rootfd, db->rel, &dfd, &leaf, &err);
+	if (ws != AGC_WALK_OK) {
+		*why = ws == AGC_WALK_SYMLINK ? "symlink" : "error: database not reachable";
+		return NULL;
+	}
+	if (fstatat(dfd, leaf, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode) ||
+	    st.st_dev != db->dev || st.st_ino != db->ino) {
+		close(dfd);
+		*why = S_ISLNK(st.st_mode) ? "symlink" : "error: database changed since discovery";
+		return NULL;
+	}
+	close(dfd);
+	return agc_plan_abspath(p->roots, db->root, db->rel);
+}
+
+/* Delete the rows of every database, one transaction each; every database that holds rows
+ * is write-locked before a row is deleted in any (R6). Busy anywhere: nothing changes and
+ * the purge is refused. handles[d] stay open for the checkpoint. Returns 0, 1 (refused: the
+ * report says why) or -1. */
+static int delete_rows(agc_plan *p, agc_report *r, sqlite3 **handles)
+{
+	char *ids = agc_plan_ids_json(p);
+	uint64_t *deleted = calloc(p->rows.n + 1, sizeof(*deleted));
+	size_t d, i;
+	int rc = 0;
+
+	if (!ids || !deleted) {
+		free(ids);
+		free(deleted);
+		return agc_error_oom();
+	}
+	/* 1. Lock every database that has rows of the session. */
+	for (d = 0; d < p->dbs.n && rc == 0; d++) {
+		const char *why = NULL;
+		char *path;
+		bool has = false;
+
+		for (i = 0; i < p->rows.n; i++)
+			has |= p->rows.v[i].db == d && p->rows.v[i].count > 0;
+		if (!has)
+			continue;
+		path = db_checked_path(p, d, &why);
+		if (!path) {
+			char *abs = agc_plan_abspath(p->roots, p->dbs.v[d].root, p->dbs.v[d].rel);
+
+			agc_report_add_item(r, true, "rows", abs, NULL, why, p->id, 0, 0, 0);
+			free(abs);
+			rc = 1;
+			break;
+		}
+		if (agc_db_open_rw(path, &handles[d]) < 0 || agc_db_exec(handles[d], "BEGIN IMMEDIATE") < 0) {
+			bool busy = strstr(agc_error_last(), "busy") != NULL;
+			char *msg = busy ? agc_strdup("busy") : agc_strfmt("error: %s", agc_error_last());
+
+			agc_report_add_item(r, true, "rows", path, NULL, msg ? msg : "busy", p->id, 0, 0, 0);
+			free(msg);
+			rc = busy ? 1 : -1;
+		}
+		free(path);
+	}
+	/* 2. Delete, in the adapter's order (rows reached through others first). */
+	for (i = 0; i < p->rows.n && rc == 0; i++) {
+		const agc_rowset *rs = &p->rows.v[i];
+		sqlite3 *db = handles[rs->db];
+		sqlite3_stmt *st = NULL;
+		char *sql;
+		int src;
+
+		if (!rs->count || !db)
+			continue;
+		sql = agc_rows_sql(rs, NULL);
+		if (!sql) {
+			rc = -1;
+			break;
+		}
+		src = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+		if (src == SQLITE_OK) {
+			sqlite3_bind_text(st, 1, ids, -1, SQLITE_STATIC);
+			src = sqlite3_step(st);
+		}
+		if (src != SQLITE_DONE) {
+			agc_db_fail(db, src, rs->table);
+			rc = -1;
+		} else {
+			deleted[i] = (uint64_t)sqlite3_changes64(db);
+		}
+		sqlite3_finalize(st);
+		free(sql);
+	}
+	/* 3. Commit each, or roll every one back. */
+	for (d = 0; d < p->dbs.n; d++) {
+		if (!handles[d])
+			continue;
+		if (rc == 0 && agc_db_exec(handles[d], "COMMIT") < 0)
+			rc = -1;
+		if (rc != 0)
+			sqlite3_exec(handles[d], "ROLLBACK", NULL, NULL, NULL);
+	}
+	if (rc == 0) {
+		for (i = 0; i < p->rows.n; i++) {
+			const agc_rowset *rs = &p->rows.v[i];
+			char *abs;
+
+			if (!deleted[i])
+				continue;
+			abs = agc_plan_abspath(p->roots, p->dbs.v[rs->db].root, p->dbs.v[rs->db].rel);
+			agc_report_add_item(r, false, "rows", abs, rs->table, NULL, p->id, deleted[i],
+					    rs->count ? rs->bytes * deleted[i] / rs->count : 0, 0);
+			free(abs);
+		}
+	}
+	free(deleted);
+	free(ids);
+	return rc;
+}
+
+/* After everything: fold the WAL back into the database and truncate it without waiting for
+ * readers, so deleted text does not stay in the WAL (R6). */
+static void checkpoint(agc_plan *p, agc_report *r, sqlite3 **handles)
+{
+	size_t d;
+
+	for (d = 0; d < p->dbs.n; d++) {
+		int log = 0, done = 0, rc;
+
+		if (!handles[d])
+			continue;
+		sqlite3_busy_timeout(handles[d], 0);
+		rc = sqlite3_wal_checkpoint_v2(handles[d], NULL, SQLITE_CHECKPOINT_TRUNCATE, &log, &done);
+		if (rc != SQLITE_OK) {
+			char *abs = agc_plan_abspath(p->roots, p->dbs.v[d].root, p->dbs.v[d].rel);
+			char *wal = abs ? agc_strfmt("%s-wal", abs) : NULL;
+
+			agc_report_add_item(r, true, "file", wal ? wal : "", NULL, "in-use", p->id, 0, 0, 0);
+			free(wal);
+			free(abs);
+		}
+		sqlite3_close(handles[d]);
+		handles[d] = NULL;
+	}
 }
 
 static void do_purge(agc_plan *p, size_t agent, agc_report *r)
 {
 	failures fails = {0}, line_fails = {0};
 	bool fixable = false;
+	sqlite3 **handles = NULL;
 	size_t i;
+	int drc;
 
-	/* Files first, the record (the transcript discovery keys on) last (R6). */
+	/* Rows first, in one transaction per database (R6). */
+	if (p->dbs.n) {
+		handles = calloc(p->dbs.n, sizeof(*handles));
+		if (!handles) {
+			agc_report_set_error(r, "out of memory");
+			return;
+		}
+		drc = delete_rows(p, r, handles);
+		if (drc != 0) {
+			for (i = 0; i < p->dbs.n; i++)
+				if (handles[i])
+					sqlite3_close(handles[i]);
+			free(handles);
+			if (drc > 0) {
+				r->status = AGC_ST_REFUSED;
+			} else {
+				agc_report_set_error(r, agc_error_last());
+			}
+			return;
+		}
+	}
+	/* Then files, the record (the transcript discovery keys on) last (R6). */
 	for (i = 0; i < p->arts.n; i++)
 		if (!(p->arts.v[i].flags & AGC_ART_RECORD))
 			remove_one(p, r, &p->arts.v[i], &fails, &fixable);
@@ -473,8 +681,14 @@ static void do_purge(agc_plan *p, size_t agent, agc_report *r)
 			note_failure(&line_fails, ls->root, ls->rel, why);
 		}
 	}
+	if (handles)
+		checkpoint(p, r, handles);
+	free(handles);
 	residual(p->ctx, agent, p, r, &fails, &line_fails);
 	r->status = r->residual.n ? AGC_ST_PARTIAL : AGC_ST_PURGED;
+	if (p->rows.n)
+		agc_report_add_str(r, 2, "the agent writes without secure_delete: older copies of deleted rows "
+					 "may survive in database pages until 'agentgc compact' or --scrub rebuilds it");
 	for (i = 0; i < fails.n; i++)
 		free(fails.v[i].reason);
 	free(fails.v);

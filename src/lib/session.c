@@ -7,7 +7,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "core.h"
+#include "db.h"
 #include "error.h"
 #include "remove.h"
 #include "session.h"
@@ -54,6 +57,21 @@ void agc_plan_release(agc_plan *p)
 		free(p->notes.v[i].reason);
 	}
 	free(p->notes.v);
+	for (i = 0; i < p->dbs.n; i++)
+		free(p->dbs.v[i].rel);
+	free(p->dbs.v);
+	for (i = 0; i < p->rows.n; i++) {
+		free(p->rows.v[i].table);
+		free(p->rows.v[i].column);
+		free(p->rows.v[i].via_local);
+		free(p->rows.v[i].via_table);
+		free(p->rows.v[i].via_key);
+		free(p->rows.v[i].via_column);
+	}
+	free(p->rows.v);
+	for (i = 0; i < p->watch.n; i++)
+		free(p->watch.v[i].label);
+	free(p->watch.v);
 	agc_holders_release(&p->holders);
 	meta_release(&p->meta);
 	for (i = 0; i < AGC_ROOTS_MAX; i++) {
@@ -169,9 +187,194 @@ int agc_plan_add_note(agc_plan *p, size_t root, const char *rel, const char *rea
 	return n->path && n->reason ? 0 : -1;
 }
 
+int agc_plan_add_db(agc_plan *p, size_t root, const char *rel)
+{
+	int rootfd = agc_plan_rootfd(p, root);
+	struct stat st;
+	agc_dbref *d;
+	size_t i;
+
+	for (i = 0; i < p->dbs.n; i++)
+		if (p->dbs.v[i].root == root && strcmp(p->dbs.v[i].rel, rel) == 0)
+			return (int)i;
+	if (rootfd < 0 || !agc_walk_rel_ok(rel) || fstatat(rootfd, rel, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return agc_error_set(-1, "cannot find database '%s'", rel);
+	d = AGC_ARRAY_PUSH(&p->dbs, 1024);
+	if (!d)
+		return -1;
+	d->root = root;
+	d->dev = st.st_dev;
+	d->ino = st.st_ino;
+	d->rel = agc_strdup(rel);
+	if (!d->rel) {
+		p->dbs.n--;
+		return -1;
+	}
+	return (int)(p->dbs.n - 1);
+}
+
+static char *dup_opt(const char *s, bool *bad)
+{
+	char *d;
+
+	if (!s)
+		return NULL;
+	d = agc_strdup(s);
+	if (!d)
+		*bad = true;
+	return d;
+}
+
+int agc_plan_add_rows(agc_plan *p, size_t db, const char *table, const char *column,
+		      const char *via_local, const char *via_table, const char *via_key,
+		      const char *via_column)
+{
+	agc_rowset *r = AGC_ARRAY_PUSH(&p->rows, AGC_PLAN_MAX_ITEMS);
+	bool bad = false;
+
+	if (!r)
+		return -1;
+	r->db = db;
+	r->table = dup_opt(table, &bad);
+	r->column = dup_opt(column, &bad);
+	r->via_local = dup_opt(via_local, &bad);
+	r->via_table = dup_opt(via_table, &bad);
+	r->via_key = dup_opt(via_key, &bad);
+	r->via_column = dup_opt(via_column, &bad);
+	if (bad || !r->table || (!r->column && !r->via_table) ||
+	    (r->via_table && (!r->via_local || !r->via_key || !r->via_column))) {
+		free(r->table);
+		free(r->column);
+		free(r->via_local);
+		free(r->via_table);
+		free(r->via_key);
+		free(r->via_column);
+		p->rows.n--;
+		return bad ? -1 : agc_error_set(-1, "incomplete row set");
+	}
+	return 0;
+}
+
+int agc_plan_add_watch(agc_plan *p, size_t root, const char *rel)
+{
+	int rootfd = agc_plan_rootfd(p, root);
+	struct stat st;
+	agc_watch *w;
+
+	if (rootfd < 0 || !agc_walk_rel_ok(rel) || fstatat(rootfd, rel, &st, 0) < 0)
+		return 0;
+	w = AGC_ARRAY_PUSH(&p->watch, 1024);
+	if (!w)
+		return -1;
+	w->dev = st.st_dev;
+	w->ino = st.st_ino;
+	w->label = agc_plan_abspath(p->roots, root, rel);
+	if (!w->label) {
+		p->watch.n--;
+		return -1;
+	}
+	return 1;
+}
+
+/* The ids as a JSON array, bound to json_each(?1) so no SQL is built from them. */
+char *agc_plan_ids_json(const agc_plan *p)
+{
+	json_t *a = json_array();
+	char *s;
+	size_t i;
+
+	if (!a)
+		return NULL;
+	for (i = 0; i < p->ids.n; i++)
+		json_array_append_new(a, json_string(p->ids.v[i]));
+	s = json_dumps(a, JSON_COMPACT);
+	json_decref(a);
+	if (!s)
+		agc_error_oom();
+	return s;
+}
+
+char *agc_rows_sql(const agc_rowset *rs, const char *select)
+{
+	char *t = agc_db_ident(rs->table), *c = rs->column ? agc_db_ident(rs->column) : NULL;
+	char *vl = rs->via_local ? agc_db_ident(rs->via_local) : NULL;
+	char *vt = rs->via_table ? agc_db_ident(rs->via_table) : NULL;
+	char *vk = rs->via_key ? agc_db_ident(rs->via_key) : NULL;
+	char *vc = rs->via_column ? agc_db_ident(rs->via_column) : NULL;
+	char *head = NULL, *direct = NULL, *via = NULL, *sql = NULL;
+
+	if (!t || (rs->column && !c) || (rs->via_table && !(vl && vt && vk && vc)))
+		goto out;
+	head = select ? agc_strfmt("SELECT %s FROM", select) : agc_strdup("DELETE FROM");
+	if (c)
+		direct = agc_strfmt("%s IN (SELECT value FROM json_each(?1))", c);
+	if (vt)
+		via = agc_strfmt("%s IN (SELECT %s FROM %s WHERE %s IN (SELECT value FROM json_each(?1)))",
+				 vl, vk, vt, vc);
+	if (!head || (c && !direct) || (vt && !via))
+		goto out;
+	sql = agc_strfmt("%s %s WHERE %s%s%s", head, t, direct ? direct : "", direct && via ? " OR " : "",
+			 via ? via : "");
+out:
+	free(t);
+	free(c);
+	free(vl);
+	free(vt);
+	free(vk);
+	free(vc);
+	free(head);
+	free(direct);
+	free(via);
+	return sql;
+}
+
+int agc_plan_count_rows(agc_plan *p, sqlite3 *db, size_t dbi)
+{
+	char *ids = agc_plan_ids_json(p);
+	size_t i;
+	int rc = 0;
+
+	if (!ids)
+		return -1;
+	for (i = 0; i < p->rows.n && rc == 0; i++) {
+		agc_rowset *rs = &p->rows.v[i];
+		sqlite3_stmt *st = NULL;
+		char *sql;
+		int src;
+
+		if (rs->db != dbi)
+			continue;
+		/* the size of a row is taken as the length of its data column, where it has one */
+		sql = agc_rows_sql(rs, agc_db_has_column(db, rs->table, "data")
+					       ? "count(*), coalesce(sum(length(\"data\")), 0)"
+					       : "count(*), 0");
+		if (!sql)
+			return free(ids), -1;
+		src = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+		if (src == SQLITE_OK) {
+			sqlite3_bind_text(st, 1, ids, -1, SQLITE_STATIC);
+			src = sqlite3_step(st);
+		}
+		if (src == SQLITE_ROW) {
+			rs->count = (uint64_t)sqlite3_column_int64(st, 0);
+			rs->bytes = (uint64_t)sqlite3_column_int64(st, 1);
+		} else {
+			rc = agc_db_fail(db, src, rs->table);
+		}
+		sqlite3_finalize(st);
+		free(sql);
+	}
+	free(ids);
+	return rc;
+}
+
 bool agc_plan_empty(const agc_plan *p)
 {
 	size_t i;
+
+	for (i = 0; i < p->rows.n; i++)
+		if (p->rows.v[i].count)
+			return false;
 
 	/* A dir that could not be read may hold the session: that is not "not found". */
 	if (p->arts.n || p->holders.n || p->notes.n)

@@ -1,0 +1,778 @@
+/* OpenCode: sessions are rows of opencode.db (and, from older versions, JSON files under
+ * storage/), with children linked by parent_id at any depth (formats/opencode.md). */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../core.h"
+#include "../db.h"
+#include "../error.h"
+#include "../json.h"
+#include "../remove.h"
+#include "../session.h"
+
+#define OC_DIR_MAX ((size_t)1 << 20)       /* entries read from one dir */
+#define OC_DEPTH_MAX 64                    /* parent_id levels followed */
+#define OC_DOC_MAX ((size_t)4 << 20)       /* a legacy JSON document */
+
+enum { R_DATA = 0, R_STATE = 1 };
+
+static int oc_id(const char *in, char *out)
+{
+	return agc_id_opencode(in, out);
+}
+
+static int oc_roots(agc_ctx *ctx, agc_rootset *rs)
+{
+	const char *xd = agc_ctx_env(ctx, "XDG_DATA_HOME"), *xs = agc_ctx_env(ctx, "XDG_STATE_HOME");
+	const char *db = agc_ctx_env(ctx, "OPENCODE_DB");
+	char *path;
+	int rc;
+
+	path = xd ? agc_strfmt("%s/opencode", xd) : agc_strfmt("%s/.local/share/opencode", ctx->home);
+	if (!path)
+		return -1;
+	rc = agc_rootset_add(rs, "data", path, xd ? "$XDG_DATA_HOME" : "default");
+	free(path);
+	if (rc < 0)
+		return -1;
+	path = xs ? agc_strfmt("%s/opencode", xs) : agc_strfmt("%s/.local/state/opencode", ctx->home);
+	if (!path)
+		return -1;
+	rc = agc_rootset_add(rs, "state", path, xs ? "$XDG_STATE_HOME" : "default");
+	free(path);
+	if (rc < 0)
+		return -1;
+	/* $OPENCODE_DB: absolute, its dir is a root of its own; relative, it lies in the data dir. */
+	if (db && db[0] == '/') {
+		char *dir = agc_strdup(db), *slash = dir ? strrchr(dir, '/') : NULL;
+
+		if (!dir)
+			return -1;
+		if (slash == dir)
+			slash[1] = '\0';
+		else if (slash)
+			*slash = '\0';
+		rc = agc_rootset_add(rs, "db", dir, "$OPENCODE_DB");
+		free(dir);
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* The databases: opencode.db and channel databases opencode-<channel>.db in the data dir, and
+ * $OPENCODE_DB. Calls cb(root, rel). */
+static int each_db(agc_ctx *ctx, const agc_rootset *rs, int datafd,
+		   int (*cb)(size_t root, const char *rel, void *ud), void *ud)
+{
+	const char *env = agc_ctx_env(ctx, "OPENCODE_DB");
+	int dbroot = agc_rootset_find(rs, "db");
+	DIR *d;
+	struct dirent *e;
+	size_t seen = 0;
+	int rc = 0;
+
+	if (datafd >= 0) {
+		int fd = openat(datafd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+		d = fd >= 0 ? fdopendir(fd) : NULL;
+		if (!d && fd >= 0)
+			close(fd);
+		while (d && rc == 0 && (e = readdir(d)) && seen++ < OC_DIR_MAX) {
+			size_t nl = strlen(e->d_name);
+			struct stat st;
+
+			if (strcmp(e->d_name, "opencode.db") != 0 &&
+			    !(strncmp(e->d_name, "opencode-", 9) == 0 && nl > 12 &&
+			      strcmp(e->d_name + nl - 3, ".db") == 0))
+				continue;
+			if (fstatat(datafd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
+				continue;
+			rc = cb(R_DATA, e->d_name, ud);
+		}
+		if (d)
+			closedir(d);
+	}
+	if (rc == 0 && env && strcmp(env, ":memory:") != 0) {
+		if (env[0] == '/' && dbroot >= 0 && rs->v[dbroot].exists) {
+			const char *base = strrchr(env, '/') + 1;
+
+			if (*base && strcmp(base, "opencode.db") != 0)
+				rc = cb((size_t)dbroot, base, ud);
+			else if (*base && rs->v[dbroot].real && rs->v[R_DATA].real &&
+				 strcmp(rs->v[dbroot].real, rs->v[R_DATA].real) != 0)
+				rc = cb((size_t)dbroot, base, ud);
+		} else if (env[0] != '/' && agc_walk_rel_ok(env) && !strchr(env, '/') &&
+			   strcmp(env, "opencode.db") != 0 && strncmp(env, "opencode-", 9) != 0) {
+			rc = cb(R_DATA, env, ud);
+		}
+	}
+	return rc;
+}
+
+/* ---- schema --------------------------------------------------------------------------------- */
+
+typedef struct schema {
+	char **tables;
+	size_t n;
+	const char *sess[2];    /* session tables present: "session", "session_v2" */
+	size_t nsess;
+} schema;
+
+static void schema_release(schema *s)
+{
+	agc_db_strv_free(s->tables, s->n);
+	memset(s, 0, sizeof(*s));
+}
+
+static bool has_table(const schema *s, const char *t)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		if (strcmp(s->tables[i], t) == 0)
+			return true;
+	return false;
+}
+
+static int schema_read(sqlite3 *db, schema *s)
+{
+	static const char *const names[] = {"session_v2", "session"};
+	size_t i;
+
+	memset(s, 0, sizeof(*s));
+	if (agc_db_tables(db, &s->tables, &s->n) < 0)
+		return -1;
+	for (i = 0; i < 2; i++)
+		if (has_table(s, names[i]) && agc_db_has_column(db, names[i], "id") &&
+		    agc_db_has_column(db, names[i], "parent_id"))
+			s->sess[s->nsess++] = names[i];
+	return 0;
+}
+
+/* ---- discovery ------------------------------------------------------------------------------ */
+
+/* Run sql with ?1 bound to text and call cb with each row's first column. */
+static int each_text(sqlite3 *db, const char *sql, const char *arg,
+		     int (*cb)(const char *v, void *ud), void *ud)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL), out = 0;
+
+	if (rc != SQLITE_OK)
+		return agc_db_fail(db, rc, "cannot read sessions");
+	sqlite3_bind_text(st, 1, arg, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW && out == 0) {
+		const char *v = (const char *)sqlite3_column_text(st, 0);
+
+		if (v)
+			out = cb(v, ud);
+	}
+	if (out == 0 && rc != SQLITE_DONE && rc != SQLITE_ROW)
+		out = agc_db_fail(db, rc, "cannot read sessions");
+	sqlite3_finalize(st);
+	return out;
+}
+
+static int add_child(const char *v, void *ud)
+{
+	agc_plan *p = ud;
+	char id[AGC_ID_MAX];
+
+	/* A child id that is not an id never reaches a path or a query (R1). */
+	if (agc_id_opencode(v, id) < 0)
+		return 0;
+	return agc_plan_add_id(p, id) < 0 ? -1 : 0;
+}
+
+/* Descendants at any depth through parent_id in every session table, all found before
+ * anything is deleted (SPEC "Relations"). */
+static int db_children(agc_plan *p, sqlite3 *db, const schema *s)
+{
+	size_t before, k, depth;
+
+	for (depth = 0; depth < OC_DEPTH_MAX; depth++) {
+		char *ids = agc_plan_ids_json(p);
+
+		if (!ids)
+			return -1;
+		before = p->ids.n;
+		for (k = 0; k < s->nsess; k++) {
+			char *t = agc_db_ident(s->sess[k]);
+			char *sql = t ? agc_strfmt("SELECT \"id\" FROM %s WHERE \"parent_id\" IN "
+						   "(SELECT value FROM json_each(?1))", t)
+				      : NULL;
+			int rc = sql ? each_text(db, sql, ids, add_child, p) : -1;
+
+			free(t);
+			free(sql);
+			if (rc < 0) {
+				free(ids);
+				return rc;
+			}
+		}
+		free(ids);
+		if (p->ids.n == before)
+			return 0;
+	}
+	return agc_error_set(-1, "sessions nested deeper than %d levels", OC_DEPTH_MAX);
+}
+
+/* The session's metadata and plan file name (time_created + slug) from its row. */
+static void db_meta(agc_plan *p, sqlite3 *db, const schema *s, size_t dataroot)
+{
+	size_t k, i;
+
+	for (k = 0; k < s->nsess; k++) {
+		char *t = agc_db_ident(s->sess[k]);
+		char *sql;
+		sqlite3_stmt *st = NULL;
+		bool slug = agc_db_has_column(db, s->sess[k], "slug");
+		bool title = agc_db_has_column(db, s->sess[k], "title");
+		bool dir = agc_db_has_column(db, s->sess[k], "directory");
+		bool tc = agc_db_has_column(db, s->sess[k], "time_created");
+		bool tu = agc_db_has_column(db, s->sess[k], "time_updated");
+
+		sql = t ? agc_strfmt("SELECT \"id\", %s, %s, %s, \"parent_id\", %s, %s FROM %s WHERE \"id\" = ?1",
+				     slug ? "\"slug\"" : "NULL", title ? "\"title\"" : "NULL",
+				     dir ? "\"directory\"" : "NULL", tc ? "\"time_created\"" : "0",
+				     tu ? "\"time_updated\"" : "0", t)
+			: NULL;
+		free(t);
+		for (i = 0; sql && i < p->ids.n; i++) {
+			if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+				break;
+			sqlite3_bind_text(st, 1, p->ids.v[i], -1, SQLITE_STATIC);
+			if (sqlite3_step(st) == SQLITE_ROW) {
+				const char *sl = (const char *)sqlite3_column_text(st, 1);
+				int64_t created = sqlite3_column_int64(st, 5);
+
+				if (i == 0 && !p->meta.title) {
+					const char *v;
+
+					if ((v = (const char *)sqlite3_column_text(st, 2)))
+						p->meta.title = agc_strdup(v);
+					if ((v = (const char *)sqlite3_column_text(st, 3)))
+						p->meta.project = agc_strdup(v);
+					if ((v = (const char *)sqlite3_column_text(st, 4)))
+						p->meta.parent = agc_strdup(v);
+					p->meta.created_ms = created;
+					p->meta.updated_ms = sqlite3_column_int64(st, 6);
+				}
+				/* the plan file of a session outside git: <data>/plans/<created>-<slug>.md */
+				if (sl && created > 0 && agc_id_path_safe(sl)) {
+					char rel[512];
+
+					snprintf(rel, sizeof(rel), "plans/%lld-%s.md", (long long)created, sl);
+					if (agc_walk_rel_ok(rel))
+						agc_plan_add_art(p, dataroot, rel, p->ids.v[i], 0, NULL);
+				}
+			}
+			sqlite3_finalize(st);
+			st = NULL;
+		}
+		free(sql);
+	}
+}
+
+/* Every row of the sessions in every table that has one, from the schema itself, in an order
+ * where a table goes before the tables it references, so each delete counts its own rows
+ * rather than leaving them to a cascade. */
+static int db_rowsets(agc_plan *p, sqlite3 *db, const schema *s, size_t dbi)
+{
+	const char **todo = calloc(s->n + 1, sizeof(*todo));
+	size_t i, k, n = 0, done;
+	int rc = 0;
+
+	if (!todo)
+		return agc_error_oom();
+	for (i = 0; i < s->n; i++) {
+		const char *t = s->tables[i];
+
+		if (agc_db_has_column(db, t, "session_id") || agc_db_has_column(db, t, "aggregate_id"))
+			todo[n++] = t;
+	}
+	for (k = 0; k < s->nsess; k++) {
+		bool dup = false;
+
+		for (i = 0; i < n; i++)
+			dup |= strcmp(todo[i], s->sess[k]) == 0;
+		if (!dup)
+			todo[n++] = s->sess[k];
+	}
+	for (done = 0; done < n && rc == 0; done++) {
+		size_t pick = n;
+
+		/* the first remaining table that no other remaining table references */
+		for (i = 0; i < n && pick == n; i++) {
+			bool referenced = false;
+
+			if (!todo[i])
+				continue;
+			for (k = 0; k < n && !referenced; k++)
+				referenced = k != i && todo[k] && agc_db_references(db, todo[k], todo[i]);
+			if (!referenced)
+				pick = i;
+		}
+		if (pick == n) /* a cycle: take them in schema order */
+			for (pick = 0; !todo[pick]; pick++)
+				;
+		{
+			const char *t = todo[pick];
+			bool is_sess = false, direct, via;
+
+			todo[pick] = NULL;
+			for (k = 0; k < s->nsess; k++)
+				is_sess |= strcmp(t, s->sess[k]) == 0;
+			if (is_sess) {
+				rc = agc_plan_add_rows(p, dbi, t, "id", NULL, NULL, NULL, NULL);
+				continue;
+			}
+			direct = agc_db_has_column(db, t, "session_id");
+			/* parts also through their messages: part.session_id has no foreign key */
+			via = strcmp(t, "part") == 0 && agc_db_has_column(db, t, "message_id") &&
+			      has_table(s, "message") && agc_db_has_column(db, "message", "id") &&
+			      agc_db_has_column(db, "message", "session_id");
+			if (direct || via)
+				rc = agc_plan_add_rows(p, dbi, t, direct ? "session_id" : NULL,
+						       via ? "message_id" : NULL, via ? "message" : NULL,
+						       via ? "id" : NULL, via ? "session_id" : NULL);
+			if (rc == 0 && agc_db_has_column(db, t, "aggregate_id"))
+				rc = agc_plan_add_rows(p, dbi, t, "aggregate_id", NULL, NULL, NULL, NULL);
+		}
+	}
+	free(todo);
+	return rc;
+}
+
+typedef struct db_ctx {
+	agc_plan *p;
+} db_ctx;
+
+static int discover_db(size_t root, const char *rel, void *ud)
+{
+	agc_plan *p = ((db_ctx *)ud)->p;
+	char *abs = agc_plan_abspath(p->roots, root, rel), *side;
+	sqlite3 *db = NULL;
+	schema s;
+	int dbi, rc;
+
+	if (!abs)
+		return -1;
+	/* Discovery reads only (R6); a file that is not SQLite is an error that changes nothing (R8). */
+	rc = agc_db_open_ro(abs, &db);
+	if (rc < 0) {
+		char msg[1024];
+
+		snprintf(msg, sizeof(msg), "%s", agc_error_last());
+		free(abs);
+		return agc_error_set(rc, "cannot read '%s': %s", rel, msg);
+	}
+	if (schema_read(db, &s) < 0) {
+		sqlite3_close(db);
+		free(abs);
+		return -1;
+	}
+	rc = db_children(p, db, &s);
+	if (rc == 0) {
+		dbi = agc_plan_add_db(p, root, rel);
+		rc = dbi < 0 ? -1 : db_rowsets(p, db, &s, (size_t)dbi);
+		if (rc == 0)
+			rc = agc_plan_count_rows(p, db, (size_t)dbi);
+		if (rc == 0)
+			db_meta(p, db, &s, R_DATA);
+	}
+	schema_release(&s);
+	sqlite3_close(db);
+	/* Every process holding the database, its WAL or shared memory holds every session. */
+	if (rc == 0) {
+		agc_plan_add_watch(p, root, rel);
+		side = agc_strfmt("%s-wal", rel);
+		if (side)
+			agc_plan_add_watch(p, root, side);
+		free(side);
+		side = agc_strfmt("%s-shm", rel);
+		if (side)
+			agc_plan_add_watch(p, root, side);
+		free(side);
+	}
+	free(abs);
+	return rc;
+}
+
+/* ---- the legacy JSON store (<= 1.1.x) ------------------------------------------------------ */
+
+static DIR *dir_at(int rootfd, const char *rel)
+{
+	int fd = openat(rootfd, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d;
+
+	if (fd < 0)
+		return NULL;
+	d = fdopendir(fd);
+	if (!d)
+		close(fd);
+	return d;
+}
+
+/* Children in the legacy store: session files whose parentID is one of the ids. */
+static int legacy_children(agc_plan *p, int datafd)
+{
+	size_t depth;
+
+	for (depth = 0; depth < OC_DEPTH_MAX; depth++) {
+		DIR *d = dir_at(datafd, "storage/session");
+		struct dirent *e;
+		size_t before = p->ids.n, seen = 0;
+		agc_buf doc = AGC_BUF_INIT_MAX(OC_DOC_MAX + 1);
+
+		if (!d)
+			return 0;
+		while ((e = readdir(d)) && seen++ < OC_DIR_MAX) {
+			DIR *pd;
+			struct dirent *f;
+			char rel[1024];
+
+			if (e->d_name[0] == '.' || !agc_id_path_safe(e->d_name))
+				continue;
+			snprintf(rel, sizeof(rel), "storage/session/%s", e->d_name);
+			pd = dir_at(datafd, rel);
+			while (pd && (f = readdir(pd))) {
+				json_t *j;
+				const char *par, *id;
+				size_t k;
+
+				if (strncmp(f->d_name, "ses_", 4) != 0)
+					continue;
+				if (agc_read_at(dirfd(pd), f->d_name, OC_DOC_MAX, &doc) != 0)
+					continue;
+				j = agc_json_parse(doc.ptr, doc.len);
+				par = agc_json_str(j, "parentID");
+				id = agc_json_str(j, "id");
+				for (k = 0; par && id && k < p->ids.n; k++)
+					if (strcmp(par, p->ids.v[k]) == 0) {
+						add_child(id, p);
+						break;
+					}
+				json_decref(j);
+			}
+			if (pd)
+				closedir(pd);
+		}
+		closedir(d);
+		agc_buf_release(&doc);
+		if (p->ids.n == before)
+			return 0;
+	}
+	return 0;
+}
+
+static int legacy_files(agc_plan *p, int datafd, const char *id, bool record_in_db)
+{
+	static const char *const flat[] = {"todo", "session_share", "session_diff"};
+	char rel[1024];
+	DIR *d;
+	struct dirent *e;
+	size_t i, seen = 0;
+
+	for (i = 0; i < sizeof(flat) / sizeof(flat[0]); i++) {
+		snprintf(rel, sizeof(rel), "storage/%s/%s.json", flat[i], id);
+		if (agc_plan_add_art(p, R_DATA, rel, id, 0, NULL) < 0)
+			return -1;
+	}
+	/* the parts of each message, then the messages */
+	snprintf(rel, sizeof(rel), "storage/message/%s", id);
+	d = dir_at(datafd, rel);
+	while (d && (e = readdir(d)) && seen++ < OC_DIR_MAX) {
+		size_t nl = strlen(e->d_name);
+		char mid[256], prel[1024];
+
+		if (nl <= 5 || nl - 5 >= sizeof(mid) || strcmp(e->d_name + nl - 5, ".json") != 0)
+			continue;
+		memcpy(mid, e->d_name, nl - 5);
+		mid[nl - 5] = '\0';
+		if (strncmp(mid, "msg_", 4) != 0 || !agc_id_path_safe(mid))
+			continue;
+		snprintf(prel, sizeof(prel), "storage/part/%s", mid);
+		if (agc_plan_add_art(p, R_DATA, prel, id, 0, NULL) < 0) {
+			closedir(d);
+			return -1;
+		}
+	}
+	if (d)
+		closedir(d);
+	if (agc_plan_add_art(p, R_DATA, rel, id, 0, NULL) < 0)
+		return -1;
+	/* the session file, in whichever project dir it is: the record when no row keys it */
+	d = dir_at(datafd, "storage/session");
+	seen = 0;
+	while (d && (e = readdir(d)) && seen++ < OC_DIR_MAX) {
+		if (e->d_name[0] == '.' || !agc_id_path_safe(e->d_name))
+			continue;
+		snprintf(rel, sizeof(rel), "storage/session/%s/%s.json", e->d_name, id);
+		if (agc_plan_add_art(p, R_DATA, rel, id, record_in_db ? 0 : AGC_ART_RECORD, NULL) < 0) {
+			closedir(d);
+			return -1;
+		}
+	}
+	if (d)
+		closedir(d);
+	return 0;
+}
+
+static int oc_discover(agc_plan *p)
+{
+	int datafd = agc_plan_rootfd(p, R_DATA);
+	db_ctx dc = {p};
+	size_t i;
+	int rc;
+
+	rc = each_db(p->ctx, p->roots, datafd, discover_db, &dc);
+	if (rc < 0)
+		return rc;
+	if (datafd < 0)
+		return 0;
+	if (legacy_children(p, datafd) < 0)
+		return -1;
+	for (i = 0; i < p->ids.n; i++)
+		if (legacy_files(p, datafd, p->ids.v[i], p->rows.n > 0) < 0)
+			return -1;
+	return 0;
+}
+
+/* OpenCode's per-user service holds every session's database and never counts as a holder:
+ * argv[0] (or the script a runtime runs) is opencode*, and later arguments hold "serve" and
+ * "--service". */
+static bool oc_exempt(const char *argv, size_t len, void *ud)
+{
+	const char *p = argv, *end = argv + len, *prog = NULL;
+	bool serve = false, service = false;
+	int idx = 0;
+
+	(void)ud;
+	while (p < end) {
+		size_t l = strnlen(p, (size_t)(end - p));
+		const char *base = memrchr(p, '/', l);
+
+		base = base ? base + 1 : p;
+		if (!prog) {
+			if (strncmp(base, "opencode", 8) == 0)
+				prog = p;
+			else if (idx > 0 && !(strcmp(base, "node") == 0 || strcmp(base, "bun") == 0) && p[0] != '-')
+				break; /* the first non-option of a runtime is its script: not opencode */
+			else if (idx == 0 && !(strcmp(base, "node") == 0 || strcmp(base, "bun") == 0))
+				break;
+		} else if (strcmp(p, "serve") == 0) {
+			serve = true;
+		} else if (strcmp(p, "--service") == 0) {
+			service = true;
+		}
+		p += l + 1;
+		idx++;
+	}
+	return prog && serve && service;
+}
+
+/* ---- listing ---------------------------------------------------------------------------------- */
+
+typedef struct orow {
+	char *id, *parent, *title, *dir;
+	int64_t created, updated;
+	uint64_t bytes;
+} orow;
+
+typedef struct orows {
+	orow *v;
+	size_t n, cap;
+} orows;
+
+static int cmp_orow(const void *a, const void *b)
+{
+	return strcmp(((const orow *)a)->id, ((const orow *)b)->id);
+}
+
+static orow *orow_bsearch(orows *r, const char *id)
+{
+	orow key = {.id = (char *)id};
+
+	return bsearch(&key, r->v, r->n, sizeof(*r->v), cmp_orow);
+}
+
+static char *col_dup(sqlite3_stmt *st, int i)
+{
+	const char *v = (const char *)sqlite3_column_text(st, i);
+
+	return v ? agc_strdup(v) : NULL;
+}
+
+static int list_db(size_t root, const char *rel, void *ud)
+{
+	struct { agc_ctx *ctx; const agc_rootset *rs; orows *rows; } *L = ud;
+	char *abs = agc_plan_abspath(L->rs, root, rel);
+	sqlite3 *db = NULL;
+	schema s;
+	size_t k, base = L->rows->n, first_n = 0;
+	int rc;
+
+	if (!abs)
+		return -1;
+	rc = agc_db_open_ro(abs, &db);
+	free(abs);
+	if (rc < 0)
+		return rc;
+	if (schema_read(db, &s) < 0) {
+		sqlite3_close(db);
+		return -1;
+	}
+	for (k = 0; k < s.nsess; k++) {
+		char *t = agc_db_ident(s.sess[k]);
+		bool title = agc_db_has_column(db, s.sess[k], "title");
+		bool dir = agc_db_has_column(db, s.sess[k], "directory");
+		bool tc = agc_db_has_column(db, s.sess[k], "time_created");
+		bool tu = agc_db_has_column(db, s.sess[k], "time_updated");
+		char *sql = t ? agc_strfmt("SELECT \"id\", \"parent_id\", %s, %s, %s, %s FROM %s",
+					   title ? "\"title\"" : "NULL", dir ? "\"directory\"" : "NULL",
+					   tc ? "\"time_created\"" : "0", tu ? "\"time_updated\"" : "0", t)
+			      : NULL;
+		sqlite3_stmt *st = NULL;
+
+		free(t);
+		if (!sql || sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+			free(sql);
+			continue;
+		}
+		free(sql);
+		while (sqlite3_step(st) == SQLITE_ROW) {
+			const char *id = (const char *)sqlite3_column_text(st, 0);
+			char canon[AGC_ID_MAX];
+			orow *w;
+
+			/* session_v2 copies legacy rows under the same id: list each id once */
+			if (!id || agc_id_opencode(id, canon) < 0)
+				continue;
+			if (k > 0) {
+				orows first = {L->rows->v + base, first_n, 0};
+
+				if (orow_bsearch(&first, id))
+					continue;
+			}
+			w = AGC_ARRAY_PUSH(L->rows, (size_t)1 << 24);
+			if (!w)
+				break;
+			w->id = col_dup(st, 0);
+			w->parent = col_dup(st, 1);
+			w->title = col_dup(st, 2);
+			w->dir = col_dup(st, 3);
+			w->created = sqlite3_column_int64(st, 4);
+			w->updated = sqlite3_column_int64(st, 5);
+		}
+		sqlite3_finalize(st);
+		if (k == 0) {
+			first_n = L->rows->n - base;
+			qsort(L->rows->v + base, first_n, sizeof(orow), cmp_orow);
+		}
+	}
+	/* sizes: the data of a session's messages and parts (one pass per table) */
+	if (L->rows->n > base) {
+		static const char *const sized[] = {"part", "message"};
+		orows slice = {L->rows->v + base, L->rows->n - base, 0};
+
+		qsort(slice.v, slice.n, sizeof(*slice.v), cmp_orow);
+		for (k = 0; k < 2; k++) {
+			sqlite3_stmt *st = NULL;
+			char *sql;
+
+			if (!has_table(&s, sized[k]) || !agc_db_has_column(db, sized[k], "session_id") ||
+			    !agc_db_has_column(db, sized[k], "data"))
+				continue;
+			sql = agc_strfmt("SELECT \"session_id\", sum(length(\"data\")) FROM \"%s\" GROUP BY \"session_id\"",
+					 sized[k]);
+			if (sql && sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK) {
+				while (sqlite3_step(st) == SQLITE_ROW) {
+					const char *id = (const char *)sqlite3_column_text(st, 0);
+					orow *w = id ? orow_bsearch(&slice, id) : NULL;
+
+					if (w)
+						w->bytes += (uint64_t)sqlite3_column_int64(st, 1);
+				}
+			}
+			sqlite3_finalize(st);
+			free(sql);
+		}
+	}
+	schema_release(&s);
+	sqlite3_close(db);
+	return 0;
+}
+
+static int oc_list(agc_ctx *ctx, const agc_rootset *rs, const agc_ls_opts *opts, agc_ls_sink *sink)
+{
+	orows rows = {0};
+	struct { agc_ctx *ctx; const agc_rootset *rs; orows *rows; } L = {ctx, rs, &rows};
+	int datafd = rs->v[R_DATA].exists ? agc_walk_open_root(rs->v[R_DATA].real) : -1;
+	size_t i;
+	int rc;
+
+	(void)opts;
+	rc = each_db(ctx, rs, datafd, list_db, &L);
+	if (datafd >= 0)
+		close(datafd);
+	/* children's bytes count in every ancestor's */
+	if (rows.n > 1)
+		qsort(rows.v, rows.n, sizeof(*rows.v), cmp_orow);
+	for (i = 0; i < rows.n; i++) {
+		orow *c = &rows.v[i];
+		const char *par = c->parent;
+		int depth = 0;
+
+		while (par && depth++ < OC_DEPTH_MAX) {
+			orow *up = orow_bsearch(&rows, par);
+
+			if (!up)
+				break;
+			up->bytes += c->bytes;
+			par = up->parent;
+		}
+	}
+	for (i = 0; i < rows.n && rc >= 0; i++) {
+		agc_session_info info = {
+			.agent = "opencode",
+			.id = rows.v[i].id,
+			.parent = rows.v[i].parent,
+			.project = rows.v[i].dir,
+			.title = rows.v[i].title,
+			.created_ms = rows.v[i].created,
+			.updated_ms = rows.v[i].updated,
+			.bytes = rows.v[i].bytes,
+		};
+
+		if (sink->add(sink, &info) < 0)
+			rc = -1;
+	}
+	for (i = 0; i < rows.n; i++) {
+		free(rows.v[i].id);
+		free(rows.v[i].parent);
+		free(rows.v[i].title);
+		free(rows.v[i].dir);
+	}
+	free(rows.v);
+	return rc < 0 ? -1 : 0;
+}
+
+const agc_adapter agc_adapter_opencode = {
+	.name = "opencode",
+	.id_canon = oc_id,
+	.roots = oc_roots,
+	.discover = oc_discover,
+	.list = oc_list,
+	.gate_maps = true,
+	.exempt = oc_exempt,
+};
