@@ -54,8 +54,13 @@ int agc_db_open_rw(const char *path, sqlite3 **out)
 		return rc;
 	/* Deleted rows are overwritten with zeros, not left in free pages (SPEC R6); cascades
 	 * fire only with foreign keys on. */
+	/* synchronous=NORMAL as the agents themselves use it in WAL mode: a crash can lose the
+	 * deletion (the rows stay: the safe side), never corrupt; the checkpoint syncs. A larger
+	 * cache spares re-reading index pages while thousands of rows go. */
 	if ((rc = agc_db_exec(db, "PRAGMA secure_delete=ON")) < 0 ||
-	    (rc = agc_db_exec(db, "PRAGMA foreign_keys=ON")) < 0) {
+	    (rc = agc_db_exec(db, "PRAGMA foreign_keys=ON")) < 0 ||
+	    (rc = agc_db_exec(db, "PRAGMA synchronous=NORMAL")) < 0 ||
+	    (rc = agc_db_exec(db, "PRAGMA cache_size=-32768")) < 0) {
 		sqlite3_close(db);
 		return rc;
 	}
