@@ -1,6 +1,7 @@
 /* Unit tests for the in-use gate's process scan (holders.c, SPEC R5): live children that carry
  * a session id in argv or environ or hold a session file open, and a made-up procfs tree for the
  * cases a live system cannot stage. Every child is killed and reaped by the teardown. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -580,6 +581,137 @@ static void test_holders_missing_procroot(void **state)
 	assert_int_equal(h.n, 0);
 }
 
+/* Whether the first fd entry the kernel lists in dir is not the one named last. */
+static int listed_before(const char *dir, const char *last)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int res = -1;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		res = strcmp(e->d_name, last) != 0;
+		break;
+	}
+	closedir(d);
+	return res;
+}
+
+/* The child's side of test_holders_unstatable_fd: build the tree (as the user the modes bind)
+ * and scan it. Returns 0 when the process is found as a holder. */
+static int unstatable_fd_child(const char *base)
+{
+	char procdir[PATH_MAX + 64], piddir[PATH_MAX + 64], fddir[PATH_MAX + 64], locked[PATH_MAX + 64];
+	char secret[PATH_MAX + 96], held[PATH_MAX + 64], link[PATH_MAX + 96], link2[PATH_MAX + 96];
+	static const char stat_text[] =
+		"600 (claude) S 1 600 600 0 -1 4194560 1 0 0 0 0 0 0 0 20 0 1 0 1000 5000 100\n";
+	char name[16];
+	agc_gate_file files[1];
+	agc_holders h = {NULL, 0, 0};
+	agc_gate_query q;
+	struct stat st;
+	int fd, i, tries, found;
+	size_t k;
+
+	snprintf(procdir, sizeof(procdir), "%s/proc", base);
+	snprintf(piddir, sizeof(piddir), "%s/proc/600", base);
+	snprintf(fddir, sizeof(fddir), "%s/proc/600/fd", base);
+	snprintf(locked, sizeof(locked), "%s/locked", base);
+	snprintf(secret, sizeof(secret), "%s/locked/secret", base);
+	snprintf(held, sizeof(held), "%s/s.jsonl", base);
+	if (mkdir(procdir, 0755) < 0 || mkdir(piddir, 0755) < 0 || mkdir(fddir, 0755) < 0 ||
+	    mkdir(locked, 0700) < 0)
+		return 20;
+	snprintf(link, sizeof(link), "%s/stat", piddir);
+	fd = open(link, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0 || write(fd, stat_text, strlen(stat_text)) != (ssize_t)strlen(stat_text))
+		return 21;
+	close(fd);
+	fd = open(secret, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return 21;
+	close(fd);
+	fd = open(held, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0 || fstat(fd, &st) < 0)
+		return 22;
+	close(fd);
+	files[0].id.dev = st.st_dev;
+	files[0].id.ino = st.st_ino;
+	files[0].label = "s.jsonl";
+	/* fds 3..9 may not be stat'ed; the transcript is open at a higher fd */
+	for (i = 3; i <= 9; i++) {
+		snprintf(link, sizeof(link), "%s/%d", fddir, i);
+		if (symlink(secret, link) < 0)
+			return 23;
+	}
+	snprintf(link, sizeof(link), "%s/10", fddir);
+	if (symlink(held, link) < 0)
+		return 23;
+	/* /proc lists fds in numeric order, a made-up tree in its file system's order: make sure
+	 * an fd that may not be stat'ed comes first, as the lower fds do in /proc */
+	for (tries = 0, i = 10;; tries++) {
+		snprintf(name, sizeof(name), "%d", i);
+		if (listed_before(fddir, name) == 1)
+			break;
+		if (tries > 64)
+			return 26;
+		snprintf(link2, sizeof(link2), "%s/%d", fddir, ++i);
+		if (rename(link, link2) < 0)
+			return 23;
+		memcpy(link, link2, sizeof(link));
+	}
+	if (chmod(locked, 0) < 0)
+		return 24;
+	if (stat(secret, &st) == 0 || errno != EACCES)
+		return 25; /* the mode does not bind this user: nothing is staged */
+	memset(&q, 0, sizeof(q));
+	q.procroot = procdir;
+	q.files = files;
+	q.n_files = 1;
+	if (agc_holders_scan(&q, &h) != 0)
+		return 1;
+	for (found = 0, k = 0; k < h.n; k++)
+		found += h.v[k].pid == 600 && h.v[k].why == AGC_WHY_OPEN_FILE && h.v[k].file == 0;
+	agc_holders_release(&h);
+	return found == 1 ? 0 : 2;
+}
+
+/* R5: a process whose fd table has an fd that may not be stat'ed (a FUSE mount without
+ * allow_root; staged as fd links into a dir of mode 000) at a lower fd than an open session
+ * transcript is still a holder: that fd alone is skipped. Modes bind only a user other than
+ * root: as root, a child drops to uid 65534 and builds the tree itself, in a dir it owns. */
+static void test_holders_unstatable_fd(void **state)
+{
+	pid_t child;
+	int status;
+
+	(void)state;
+	assert_int_equal(chmod(tmproot, 0711), 0);
+	assert_int_equal(mkdir(tpath("u"), 0755), 0);
+	if (getuid() == 0)
+		assert_int_equal(chown(tpath("u"), 65534, 65534), 0);
+	child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		if (getuid() == 0 && (setgid(65534) < 0 || setuid(65534) < 0))
+			_exit(10);
+		_exit(unstatable_fd_child(tpath("u")));
+	}
+	assert_int_equal(waitpid(child, &status, 0), child);
+	/* let the teardown remove the tree (root ignores the mode; its owner does not) */
+	chmod(tpath("u/locked"), 0700);
+	assert_true(WIFEXITED(status));
+	if (WEXITSTATUS(status) == 10) {
+		print_message("skipped: cannot drop to uid 65534\n");
+		skip();
+	}
+	/* 1: the scan failed; 2: the process was not found as a holder */
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
 /* ---- a made-up procfs tree ----------------------------------------------------------------- */
 
 static void fake_proc(pid_t pid, const char *comm)
@@ -753,6 +885,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_holders_unreadable_skipped, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_holders_missing_procroot, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_holders_fake_tree, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_holders_unstatable_fd, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_holders_command_bounded, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_holders_empty_query, setup, teardown),
 	};

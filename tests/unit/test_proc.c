@@ -445,6 +445,84 @@ static void test_proc_files_live(void **state)
 	close(fa);
 }
 
+/* R5: an fd whose file may not be stat'ed (a FUSE mount without allow_root; staged here as fd
+ * links into a dir of mode 000) is skipped alone: the process's other fds, here one after
+ * them, are still reported and the call succeeds. Modes bind only a user other than root: as
+ * root, a child drops to uid 65534 and builds the tree itself, in a dir it owns. */
+static int unstatable_fd_child(const char *base)
+{
+	char procdir[PATH_MAX + 64], piddir[PATH_MAX + 64], fddir[PATH_MAX + 64], locked[PATH_MAX + 64];
+	char secret[PATH_MAX + 96];
+	char open_file[PATH_MAX + 64], link[PATH_MAX + 96];
+	struct stat target, st;
+	devinos d;
+	int fd, i;
+
+	snprintf(procdir, sizeof(procdir), "%s/proc", base);
+	snprintf(piddir, sizeof(piddir), "%s/proc/600", base);
+	snprintf(fddir, sizeof(fddir), "%s/proc/600/fd", base);
+	snprintf(locked, sizeof(locked), "%s/locked", base);
+	snprintf(secret, sizeof(secret), "%s/locked/secret", base);
+	snprintf(open_file, sizeof(open_file), "%s/s.jsonl", base);
+	if (mkdir(procdir, 0755) < 0 || mkdir(piddir, 0755) < 0 || mkdir(fddir, 0755) < 0 ||
+	    mkdir(locked, 0700) < 0)
+		return 20;
+	fd = open(secret, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return 21;
+	close(fd);
+	fd = open(open_file, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0 || fstat(fd, &target) < 0)
+		return 22;
+	close(fd);
+	/* fds 3..9 may not be stat'ed, fd 10 is the session's transcript */
+	for (i = 3; i <= 10; i++) {
+		snprintf(link, sizeof(link), "%s/%d", fddir, i);
+		if (symlink(i < 10 ? secret : open_file, link) < 0)
+			return 23;
+	}
+	if (chmod(locked, 0) < 0)
+		return 24;
+	if (stat(secret, &st) == 0 || errno != EACCES)
+		return 25; /* the mode does not bind this user: nothing is staged */
+	memset(&d, 0, sizeof(d));
+	if (agc_proc_files(procdir, 600, false, collect_files, &d) != 0)
+		return 1;
+	if (d.n != 1 || count_of(&d, target.st_dev, target.st_ino) != 1)
+		return 2;
+	return 0;
+}
+
+static void test_proc_files_unstatable_fd(void **state)
+{
+	pid_t child;
+	int status;
+
+	(void)state;
+	/* the child must reach the tree it builds */
+	assert_int_equal(chmod(tmproot, 0711), 0);
+	mkdir_t("u");
+	if (getuid() == 0)
+		assert_int_equal(chown(tpath("u"), 65534, 65534), 0);
+	child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		if (getuid() == 0 && (setgid(65534) < 0 || setuid(65534) < 0))
+			_exit(10);
+		_exit(unstatable_fd_child(tpath("u")));
+	}
+	assert_int_equal(waitpid(child, &status, 0), child);
+	/* let the teardown remove the tree (root ignores the mode; its owner does not) */
+	chmod(tpath("u/locked"), 0700);
+	assert_true(WIFEXITED(status));
+	if (WEXITSTATUS(status) == 10) {
+		print_message("skipped: cannot drop to uid 65534\n");
+		skip();
+	}
+	/* 1: the call failed (the whole process skipped); 2: the readable fd was not reported */
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
 /* ---- argv, environ, cwd --------------------------------------------------------------------- */
 
 static void test_proc_argv_environ_fake(void **state)
@@ -650,6 +728,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_proc_files_fake, setup_tree, teardown_tree),
 		cmocka_unit_test_setup_teardown(test_proc_files_not_found, setup_tree, teardown_tree),
 		cmocka_unit_test_setup_teardown(test_proc_files_live, setup_tree, teardown_tree),
+		cmocka_unit_test_setup_teardown(test_proc_files_unstatable_fd, setup_tree, teardown_tree),
 		cmocka_unit_test_setup_teardown(test_proc_argv_environ_fake, setup_tree, teardown_tree),
 		cmocka_unit_test_setup_teardown(test_proc_argv_cwd_live, setup_tree, teardown_tree),
 		cmocka_unit_test(test_proc_unreadable),
