@@ -5,7 +5,7 @@
 set -eu
 
 PKGS="gcc make cmake pkg-config libsqlite3-dev libjansson-dev nettle-dev libzstd-dev
-libcmocka-dev bats jq sqlite3 procps"
+libcmocka-dev bats jq sqlite3 procps git"
 
 missing=""
 if command -v dpkg-query >/dev/null 2>&1; then
@@ -22,6 +22,13 @@ else
 	echo >&2
 	exit 1
 fi
+
+# The contract tests install the real agents from the npm registry: they need node and npm.
+if ! command -v npm >/dev/null 2>&1 || ! command -v node >/dev/null 2>&1; then
+	missing="$missing nodejs npm"
+fi
+# ... and unshare (util-linux) to run them without a network.
+command -v unshare >/dev/null 2>&1 || missing="$missing util-linux"
 
 if [ -z "$missing" ]; then
 	exit 0

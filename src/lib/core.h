@@ -15,7 +15,7 @@
 #include "ids.h"
 #include "walk.h"
 
-#define AGC_ROOTS_MAX 12
+#define AGC_ROOTS_MAX 64
 #define AGC_AGENTS_MAX 8
 #define AGC_PLAN_MAX_ITEMS ((size_t)1 << 20) /* artifacts, lines, ids of one purge */
 #define AGC_GATE_MAX_FILES ((size_t)1 << 20) /* files whose holders the gate looks for */
@@ -135,7 +135,8 @@ typedef struct agc_note {
 typedef struct agc_plan {
 	const struct agc_adapter *ad;
 	agc_ctx *ctx;
-	const agc_rootset *roots;
+	const agc_rootset *roots;   /* points at local */
+	agc_rootset local;          /* the agent's roots, plus roots found in discovery */
 	char id[AGC_ID_MAX];
 	struct { char **v; size_t n, cap; } ids;        /* id first, then every descendant */
 	struct { agc_artifact *v; size_t n, cap; } arts;
@@ -163,6 +164,9 @@ int agc_plan_add_art(agc_plan *p, size_t root, const char *rel, const char *sess
 		     const char *last);
 /* A problem at rel beneath root (absolute path stored) that leaves something behind. */
 int agc_plan_add_note(agc_plan *p, size_t root, const char *rel, const char *reason);
+/* Add a root found during discovery (a project's plan dir, read from the agent's own data),
+ * resolved once like the others. Returns its index (the same one for the same path) or -1. */
+int agc_plan_add_root(agc_plan *p, const char *name, const char *path);
 /* Add a database (by (root, rel), lstat'ed now); returns its index or -1. */
 int agc_plan_add_db(agc_plan *p, size_t root, const char *rel);
 /* Add a row set (strings copied; column or via_* may be NULL). Returns 0 or -1. */

@@ -23,7 +23,14 @@ void agc_plan_init(agc_plan *p, const agc_adapter *ad, agc_ctx *ctx, const agc_r
 	memset(p, 0, sizeof(*p));
 	p->ad = ad;
 	p->ctx = ctx;
-	p->roots = rs;
+	/* A copy of the agent's roots that discovery may extend. */
+	for (i = 0; rs && i < rs->n && i < AGC_ROOTS_MAX; i++) {
+		p->local.v[i] = rs->v[i];
+		p->local.v[i].path = agc_strdup(rs->v[i].path);
+		p->local.v[i].real = rs->v[i].real ? agc_strdup(rs->v[i].real) : NULL;
+		p->local.n++;
+	}
+	p->roots = rs ? &p->local : NULL;
 	snprintf(p->id, sizeof(p->id), "%s", id);
 	for (i = 0; i < AGC_ROOTS_MAX; i++)
 		p->rootfd[i] = -2;
@@ -74,6 +81,7 @@ void agc_plan_release(agc_plan *p)
 	free(p->watch.v);
 	agc_holders_release(&p->holders);
 	meta_release(&p->meta);
+	agc_rootset_release(&p->local);
 	for (i = 0; i < AGC_ROOTS_MAX; i++) {
 		if (p->rootfd[i] >= 0)
 			close(p->rootfd[i]);
@@ -185,6 +193,16 @@ int agc_plan_add_note(agc_plan *p, size_t root, const char *rel, const char *rea
 	n->path = agc_plan_abspath(p->roots, root, rel);
 	n->reason = agc_strdup(reason);
 	return n->path && n->reason ? 0 : -1;
+}
+
+int agc_plan_add_root(agc_plan *p, const char *name, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < p->local.n; i++)
+		if (strcmp(p->local.v[i].path, path) == 0)
+			return (int)i;
+	return agc_rootset_add(&p->local, name, path, "discovered");
 }
 
 int agc_plan_add_db(agc_plan *p, size_t root, const char *rel)

@@ -226,6 +226,49 @@ static int db_children(agc_plan *p, sqlite3 *db, const schema *s)
 	return agc_error_set(-1, "sessions nested deeper than %d levels", OC_DEPTH_MAX);
 }
 
+/* The plan file of a session: <created>-<slug>.md in the project's worktree under
+ * .opencode/plans (a git project), else in <data>/plans. Both are looked for: the worktree
+ * comes from the agent's own project table. */
+static void add_plan(agc_plan *p, sqlite3 *db, size_t dataroot, int64_t created, const char *slug,
+		     const char *project_id, const char *session)
+{
+	char rel[512];
+
+	/* the slug becomes a file name: one component, nothing that could climb out (R1) */
+	if (!agc_id_path_safe(slug) || strlen(slug) > 200)
+		return;
+	snprintf(rel, sizeof(rel), "%lld-%s.md", (long long)created, slug);
+	if (!agc_walk_rel_ok(rel))
+		return;
+	{
+		char drel[600];
+
+		snprintf(drel, sizeof(drel), "plans/%s", rel);
+		agc_plan_add_art(p, dataroot, drel, session, 0, NULL);
+	}
+	if (project_id && db && agc_db_has_column(db, "project", "worktree")) {
+		sqlite3_stmt *st = NULL;
+
+		if (sqlite3_prepare_v2(db, "SELECT \"worktree\" FROM \"project\" WHERE \"id\" = ?1", -1, &st,
+				       NULL) == SQLITE_OK) {
+			sqlite3_bind_text(st, 1, project_id, -1, SQLITE_STATIC);
+			if (sqlite3_step(st) == SQLITE_ROW) {
+				const char *wt = (const char *)sqlite3_column_text(st, 0);
+
+				if (wt && wt[0] == '/' && strcmp(wt, "/") != 0) {
+					char *dir = agc_strfmt("%s/.opencode/plans", wt);
+					int r = dir ? agc_plan_add_root(p, "plans", dir) : -1;
+
+					if (r >= 0)
+						agc_plan_add_art(p, (size_t)r, rel, session, 0, NULL);
+					free(dir);
+				}
+			}
+		}
+		sqlite3_finalize(st);
+	}
+}
+
 /* The session's metadata and plan file name (time_created + slug) from its row. */
 static void db_meta(agc_plan *p, sqlite3 *db, const schema *s, size_t dataroot)
 {
@@ -241,10 +284,12 @@ static void db_meta(agc_plan *p, sqlite3 *db, const schema *s, size_t dataroot)
 		bool tc = agc_db_has_column(db, s->sess[k], "time_created");
 		bool tu = agc_db_has_column(db, s->sess[k], "time_updated");
 
-		sql = t ? agc_strfmt("SELECT \"id\", %s, %s, %s, \"parent_id\", %s, %s FROM %s WHERE \"id\" = ?1",
+		bool proj = agc_db_has_column(db, s->sess[k], "project_id");
+
+		sql = t ? agc_strfmt("SELECT \"id\", %s, %s, %s, \"parent_id\", %s, %s, %s FROM %s WHERE \"id\" = ?1",
 				     slug ? "\"slug\"" : "NULL", title ? "\"title\"" : "NULL",
 				     dir ? "\"directory\"" : "NULL", tc ? "\"time_created\"" : "0",
-				     tu ? "\"time_updated\"" : "0", t)
+				     tu ? "\"time_updated\"" : "0", proj ? "\"project_id\"" : "NULL", t)
 			: NULL;
 		free(t);
 		for (i = 0; sql && i < p->ids.n; i++) {
@@ -267,14 +312,9 @@ static void db_meta(agc_plan *p, sqlite3 *db, const schema *s, size_t dataroot)
 					p->meta.created_ms = created;
 					p->meta.updated_ms = sqlite3_column_int64(st, 6);
 				}
-				/* the plan file of a session outside git: <data>/plans/<created>-<slug>.md */
-				if (sl && created > 0 && agc_id_path_safe(sl)) {
-					char rel[512];
-
-					snprintf(rel, sizeof(rel), "plans/%lld-%s.md", (long long)created, sl);
-					if (agc_walk_rel_ok(rel))
-						agc_plan_add_art(p, dataroot, rel, p->ids.v[i], 0, NULL);
-				}
+				if (sl && created > 0)
+					add_plan(p, db, dataroot, created, sl,
+						 proj ? (const char *)sqlite3_column_text(st, 7) : NULL, p->ids.v[i]);
 			}
 			sqlite3_finalize(st);
 			st = NULL;
@@ -521,6 +561,21 @@ static int legacy_files(agc_plan *p, int datafd, const char *id, bool record_in_
 		if (agc_plan_add_art(p, R_DATA, rel, id, record_in_db ? 0 : AGC_ART_RECORD, NULL) < 0) {
 			closedir(d);
 			return -1;
+		}
+		/* the legacy session names its plan file too */
+		{
+			agc_buf doc = AGC_BUF_INIT_MAX(OC_DOC_MAX + 1);
+
+			if (agc_read_at(datafd, rel, OC_DOC_MAX, &doc) == 0) {
+				json_t *j = agc_json_parse(doc.ptr, doc.len);
+				json_t *tc = json_object_get(json_object_get(j, "time"), "created");
+				const char *slug = agc_json_str(j, "slug");
+
+				if (json_is_integer(tc) && slug)
+					add_plan(p, NULL, R_DATA, (int64_t)json_integer_value(tc), slug, NULL, id);
+				json_decref(j);
+			}
+			agc_buf_release(&doc);
 		}
 	}
 	if (d)

@@ -1,0 +1,149 @@
+#!/bin/sh
+# install.sh BUILD_DIR: installs the pinned OpenCode CLI (npm package opencode-ai) into the
+# private prefix BUILD_DIR/contract/opencode and prints the path of its native executable.
+#
+# An install already there (same version, binary answering --version) is reused without
+# touching the network. Otherwise npm fetches opencode-ai from the registry; its native
+# binary arrives as an optional dependency (opencode-linux-x64, opencode-darwin-arm64, ...).
+# Package scripts are not run: opencode-ai's postinstall only hard-links that binary over
+# the bin/opencode.exe placeholder (and runs npm again when the optional dependency is
+# missing), so the platform package's binary is used directly.
+#
+# When the registry cannot be reached this fails loudly: the contract test must not be
+# skipped without anyone noticing.
+#
+# Environment: OPENCODE_VERSION overrides the pinned version.
+
+set -eu
+
+PINNED=1.18.33
+VERSION=${OPENCODE_VERSION:-$PINNED}
+ME=${0##*/}
+
+die() {
+	printf '%s: error: %s\n' "$ME" "$*" >&2
+	exit 1
+}
+
+[ $# -eq 1 ] || {
+	printf 'usage: %s BUILD_DIR\n' "$ME" >&2
+	exit 2
+}
+mkdir -p "$1" || die "cannot create '$1'"
+BUILD=$(cd "$1" && pwd -P)
+PREFIX=$BUILD/contract/opencode
+
+# The platform packages opencode-ai's postinstall would pick, in its order of preference:
+# x64 without AVX2 wants the -baseline build; musl systems want the -musl builds.
+candidates() {
+	case $(uname -s) in
+	Linux) os=linux ;;
+	Darwin) os=darwin ;;
+	*) die "no OpenCode binary for $(uname -s)" ;;
+	esac
+	case $(uname -m) in
+	x86_64 | amd64) arch=x64 ;;
+	aarch64 | arm64) arch=arm64 ;;
+	*) die "no OpenCode binary for $(uname -m)" ;;
+	esac
+	base=opencode-$os-$arch
+	musl=no
+	if [ "$os" = linux ]; then
+		if [ -e /etc/alpine-release ] || ldd --version 2>&1 | grep -qi musl; then
+			musl=yes
+		fi
+	fi
+	avx2=yes
+	if [ "$arch" = x64 ]; then
+		if [ "$os" = linux ]; then
+			grep -qw avx2 /proc/cpuinfo 2>/dev/null || avx2=no
+		else
+			[ "$(sysctl -n hw.optional.avx2_0 2>/dev/null)" = 1 ] || avx2=no
+		fi
+	fi
+	if [ "$arch" != x64 ]; then
+		if [ "$musl" = yes ]; then echo "$base-musl $base"; else echo "$base $base-musl"; fi
+	elif [ "$musl" = yes ]; then
+		if [ "$avx2" = yes ]; then
+			echo "$base-musl $base-baseline-musl $base $base-baseline"
+		else
+			echo "$base-baseline-musl $base-musl $base-baseline $base"
+		fi
+	elif [ "$avx2" = yes ]; then
+		echo "$base $base-baseline $base-musl $base-baseline-musl"
+	else
+		echo "$base-baseline $base $base-musl $base-baseline-musl"
+	fi
+}
+
+# Prints the first candidate binary under the prefix $1 that runs and reports $VERSION.
+# --version reads no network, no config and no database.
+find_binary() {
+	for pkg in $(candidates); do
+		bin=$1/node_modules/$pkg/bin/opencode
+		[ -x "$bin" ] || continue
+		v=$("$bin" --version </dev/null 2>/dev/null) || continue
+		if [ "$v" = "$VERSION" ]; then
+			echo "$bin"
+			return 0
+		fi
+	done
+	return 1
+}
+
+installed_version() {
+	sed -n 's/^ *"version": *"\([^"]*\)".*/\1/p' "$1/node_modules/opencode-ai/package.json" 2>/dev/null | head -n 1
+}
+
+# Reuse an earlier install (the cache).
+if [ -d "$PREFIX" ] && [ "$(installed_version "$PREFIX")" = "$VERSION" ]; then
+	if find_binary "$PREFIX"; then
+		exit 0
+	fi
+fi
+
+command -v npm >/dev/null 2>&1 || die "npm is not installed; the OpenCode contract test needs it to fetch opencode-ai@$VERSION"
+
+# Install into a fresh directory next to the prefix and move it into place only when it is
+# complete, so an interrupted install is never mistaken for the cache.
+STAGE=$BUILD/contract/.opencode.$$
+LOG=$BUILD/contract/opencode-npm.log
+mkdir -p "$BUILD/contract"
+rm -rf "$STAGE"
+mkdir -p "$STAGE"
+trap 'rm -rf "$STAGE"' EXIT INT TERM
+printf '{"private":true}\n' >"$STAGE/package.json"
+
+registry=$(npm config get registry 2>/dev/null || echo 'the npm registry')
+printf '%s: installing opencode-ai@%s from %s into %s\n' "$ME" "$VERSION" "$registry" "$PREFIX" >&2
+if ! npm install --prefix "$STAGE" --no-audit --no-fund --no-update-notifier --no-progress \
+	--ignore-scripts --save-exact --prefer-offline --loglevel=error --fetch-retries=1 \
+	"opencode-ai@$VERSION" </dev/null >"$LOG" 2>&1; then
+	cat "$LOG" >&2
+	cat >&2 <<EOF
+
+$ME: ******************************************************************
+$ME: ERROR: cannot install opencode-ai@$VERSION from $registry
+$ME: (npm's output is above and in $LOG).
+$ME: The OpenCode contract test needs the real opencode binary; it FAILS
+$ME: here rather than being skipped. Make the registry reachable, or
+$ME: put an earlier install in $PREFIX.
+$ME: ******************************************************************
+EOF
+	exit 1
+fi
+
+find_binary "$STAGE" >/dev/null || {
+	cat "$LOG" >&2
+	die "opencode-ai@$VERSION installed, but none of its platform packages ($(candidates)) gave a working binary under $STAGE/node_modules"
+}
+
+# Replace a stale or broken install.
+rm -rf "$PREFIX.old"
+if [ -d "$PREFIX" ]; then
+	mv "$PREFIX" "$PREFIX.old"
+fi
+mv "$STAGE" "$PREFIX"
+rm -rf "$PREFIX.old"
+trap - EXIT INT TERM
+find_binary "$PREFIX" || die "the binary moved to $PREFIX does not run"
