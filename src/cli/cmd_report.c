@@ -83,6 +83,9 @@ static int one(cli *c, const char *what, const char *agent, const char *id, unsi
 		code = EXIT_ERR;
 	if (c->json) {
 		cli_report_json(c, r, what);
+		/* an error is said on stderr too, as with every exit 1 */
+		if (agc_report_status(r) == AGC_ST_ERROR)
+			cli_err("%s %s: %s", agc_report_agent(r), agc_report_id(r), agc_report_error(r));
 	} else {
 		agc_status st = agc_report_status(r);
 		const agc_session_info *s = agc_report_session(r);

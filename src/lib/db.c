@@ -20,8 +20,11 @@ static int open_db(const char *path, int flags, sqlite3 **out)
 	sqlite3 *db = NULL;
 	int rc;
 
-	/* NOFOLLOW: a database is never opened through a link planted in its place (R2). */
-	rc = sqlite3_open_v2(path, &db, flags | SQLITE_OPEN_NOFOLLOW, NULL);
+	/* NOFOLLOW for writing: a database is never changed through a link planted in its
+	 * place (R2). Discovery may read through one, to find what it cannot remove. */
+	if (!(flags & SQLITE_OPEN_READONLY))
+		flags |= SQLITE_OPEN_NOFOLLOW;
+	rc = sqlite3_open_v2(path, &db, flags, NULL);
 	if (rc != SQLITE_OK) {
 		rc = agc_db_fail(db, rc, path);
 		sqlite3_close(db);

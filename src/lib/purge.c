@@ -371,8 +371,17 @@ static void residual(agc_ctx *ctx, size_t agent, agc_plan *before, agc_report *r
 		if (!rs->count)
 			continue;
 		abs = agc_plan_abspath(after.roots, after.dbs.v[rs->db].root, after.dbs.v[rs->db].rel);
-		agc_report_add_item(r, true, "rows", abs, rs->table, "error: still present", after.id,
-				    rs->count, rs->bytes, 0);
+		{
+			struct stat lst;
+			int rfd = agc_plan_rootfd(&after, after.dbs.v[rs->db].root);
+			bool linked = rfd >= 0 &&
+				      fstatat(rfd, after.dbs.v[rs->db].rel, &lst, AT_SYMLINK_NOFOLLOW) == 0 &&
+				      S_ISLNK(lst.st_mode);
+
+			agc_report_add_item(r, true, "rows", abs, rs->table,
+					    linked ? "symlink" : "error: still present", after.id, rs->count,
+					    rs->bytes, 0);
+		}
 		free(abs);
 	}
 	/* What failed but can no longer be discovered (found only through something that went,
@@ -487,12 +496,14 @@ static int delete_rows(agc_plan *p, agc_report *r, sqlite3 **handles)
 {
 	char *ids = agc_plan_ids_json(p);
 	uint64_t *deleted = calloc(p->rows.n + 1, sizeof(*deleted));
+	bool *skipped = calloc(p->dbs.n + 1, sizeof(*skipped));
 	size_t d, i;
 	int rc = 0;
 
-	if (!ids || !deleted) {
+	if (!ids || !deleted || !skipped) {
 		free(ids);
 		free(deleted);
+		free(skipped);
 		return agc_error_oom();
 	}
 	/* 1. Lock every database that has rows of the session. */
@@ -506,6 +517,12 @@ static int delete_rows(agc_plan *p, agc_report *r, sqlite3 **handles)
 		if (!has)
 			continue;
 		path = db_checked_path(p, d, &why);
+		if (!path && strcmp(why, "symlink") == 0) {
+			/* A linked database is left whole, like any artifact behind a link (R2);
+			 * the rest of the session goes and the rows stay findable. */
+			skipped[d] = true;
+			continue;
+		}
 		if (!path) {
 			char *abs = agc_plan_abspath(p->roots, p->dbs.v[d].root, p->dbs.v[d].rel);
 
@@ -576,6 +593,7 @@ static int delete_rows(agc_plan *p, agc_report *r, sqlite3 **handles)
 		}
 	}
 	free(deleted);
+	free(skipped);
 	free(ids);
 	return rc;
 }

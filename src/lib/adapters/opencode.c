@@ -94,7 +94,9 @@ static int each_db(agc_ctx *ctx, const agc_rootset *rs, int datafd,
 			    !(strncmp(e->d_name, "opencode-", 9) == 0 && nl > 12 &&
 			      strcmp(e->d_name + nl - 3, ".db") == 0))
 				continue;
-			if (fstatat(datafd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
+			/* a linked database is looked through (read-only) so its sessions are found
+			 * and reported; its rows are never deleted through the link (R2) */
+			if (fstatat(datafd, e->d_name, &st, 0) < 0 || !S_ISREG(st.st_mode))
 				continue;
 			rc = cb(R_DATA, e->d_name, ud);
 		}
@@ -639,7 +641,7 @@ static bool oc_exempt(const char *argv, size_t len, void *ud)
 /* ---- listing ---------------------------------------------------------------------------------- */
 
 typedef struct orow {
-	char *id, *parent, *title, *dir;
+	char *id, *parent, *title, *dir, *slug;
 	int64_t created, updated;
 	uint64_t bytes;
 } orow;
@@ -693,9 +695,11 @@ static int list_db(size_t root, const char *rel, void *ud)
 		bool dir = agc_db_has_column(db, s.sess[k], "directory");
 		bool tc = agc_db_has_column(db, s.sess[k], "time_created");
 		bool tu = agc_db_has_column(db, s.sess[k], "time_updated");
-		char *sql = t ? agc_strfmt("SELECT \"id\", \"parent_id\", %s, %s, %s, %s FROM %s",
+		bool slug = agc_db_has_column(db, s.sess[k], "slug");
+		char *sql = t ? agc_strfmt("SELECT \"id\", \"parent_id\", %s, %s, %s, %s, %s FROM %s",
 					   title ? "\"title\"" : "NULL", dir ? "\"directory\"" : "NULL",
-					   tc ? "\"time_created\"" : "0", tu ? "\"time_updated\"" : "0", t)
+					   tc ? "\"time_created\"" : "0", tu ? "\"time_updated\"" : "0",
+					   slug ? "\"slug\"" : "NULL", t)
 			      : NULL;
 		sqlite3_stmt *st = NULL;
 
@@ -728,6 +732,7 @@ static int list_db(size_t root, const char *rel, void *ud)
 			w->dir = col_dup(st, 3);
 			w->created = sqlite3_column_int64(st, 4);
 			w->updated = sqlite3_column_int64(st, 5);
+			w->slug = col_dup(st, 6);
 		}
 		sqlite3_finalize(st);
 		if (k == 0) {
@@ -768,6 +773,154 @@ static int list_db(size_t root, const char *rel, void *ud)
 	return 0;
 }
 
+/* Sessions only in the legacy store (a store newer versions never imported) are listed
+ * from their JSON files; rows keeps sorted by id. */
+static void list_legacy(orows *rows, int datafd)
+{
+	DIR *d = dir_at(datafd, "storage/session");
+	struct dirent *e;
+	size_t seen = 0, before = rows->n;
+	agc_buf doc = AGC_BUF_INIT_MAX(OC_DOC_MAX + 1);
+
+	if (!d)
+		return;
+	while ((e = readdir(d)) && seen++ < OC_DIR_MAX) {
+		DIR *pd;
+		struct dirent *f;
+		char rel[1024];
+
+		if (e->d_name[0] == '.' || !agc_id_path_safe(e->d_name))
+			continue;
+		snprintf(rel, sizeof(rel), "storage/session/%s", e->d_name);
+		pd = dir_at(datafd, rel);
+		while (pd && (f = readdir(pd))) {
+			orows sorted = {rows->v, before, 0};
+			json_t *j, *tm;
+			const char *id, *v;
+			char canon[AGC_ID_MAX];
+			orow *w;
+
+			if (strncmp(f->d_name, "ses_", 4) != 0 || agc_read_at(dirfd(pd), f->d_name, OC_DOC_MAX, &doc) != 0)
+				continue;
+			j = agc_json_parse(doc.ptr, doc.len);
+			id = agc_json_str(j, "id");
+			if (!id || agc_id_opencode(id, canon) < 0 || orow_bsearch(&sorted, id)) {
+				json_decref(j);
+				continue;
+			}
+			w = AGC_ARRAY_PUSH(rows, (size_t)1 << 24);
+			if (!w) {
+				json_decref(j);
+				break;
+			}
+			w->id = agc_strdup(id);
+			w->parent = (v = agc_json_str(j, "parentID")) ? agc_strdup(v) : NULL;
+			w->title = (v = agc_json_str(j, "title")) ? agc_strdup(v) : NULL;
+			w->dir = (v = agc_json_str(j, "directory")) ? agc_strdup(v) : NULL;
+			w->slug = (v = agc_json_str(j, "slug")) ? agc_strdup(v) : NULL;
+			tm = json_object_get(j, "time");
+			w->created = json_integer_value(json_object_get(tm, "created"));
+			w->updated = json_integer_value(json_object_get(tm, "updated"));
+			if (!w->updated)
+				w->updated = w->created;
+			json_decref(j);
+		}
+		if (pd)
+			closedir(pd);
+	}
+	closedir(d);
+	agc_buf_release(&doc);
+	if (rows->n > before)
+		qsort(rows->v, rows->n, sizeof(*rows->v), cmp_orow);
+}
+
+static uint64_t file_size_at(int dfd, const char *rel)
+{
+	struct stat st;
+
+	return fstatat(dfd, rel, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
+}
+
+/* bytes also count a session's files: its plan file, and its legacy JSON files */
+static void charge_files(orows *rows, int datafd)
+{
+	struct stat st;
+	bool storage = fstatat(datafd, "storage", &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
+	size_t i;
+
+	for (i = 0; i < rows->n; i++) {
+		orow *w = &rows->v[i];
+		char rel[1024];
+
+		if (w->slug && w->created > 0 && agc_id_path_safe(w->slug) && strlen(w->slug) < 200) {
+			snprintf(rel, sizeof(rel), "plans/%lld-%s.md", (long long)w->created, w->slug);
+			w->bytes += file_size_at(datafd, rel);
+		}
+		if (!storage || !agc_id_path_safe(w->id))
+			continue;
+		{
+			static const char *const flat[] = {"todo", "session_share", "session_diff"};
+			size_t k;
+			DIR *d;
+			struct dirent *e;
+			uint64_t b;
+			int64_t mt;
+
+			for (k = 0; k < 3; k++) {
+				snprintf(rel, sizeof(rel), "storage/%s/%s.json", flat[k], w->id);
+				w->bytes += file_size_at(datafd, rel);
+			}
+			snprintf(rel, sizeof(rel), "storage/message/%s", w->id);
+			d = dir_at(datafd, rel);
+			while (d && (e = readdir(d))) {
+				size_t nl = strlen(e->d_name);
+				char prel[1024];
+
+				if (nl <= 5 || strncmp(e->d_name, "msg_", 4) != 0)
+					continue;
+				w->bytes += file_size_at(dirfd(d), e->d_name);
+				snprintf(prel, sizeof(prel), "storage/part/%.*s", (int)(nl - 5), e->d_name);
+				if (agc_walk_rel_ok(prel) && agc_remove_measure(datafd, prel, 100000, &b, &mt) == 0)
+					w->bytes += b;
+			}
+			if (d)
+				closedir(d);
+		}
+	}
+	/* the session files of the legacy store, wherever their project dir is */
+	if (storage) {
+		DIR *d = dir_at(datafd, "storage/session");
+		struct dirent *e;
+
+		while (d && (e = readdir(d))) {
+			DIR *pd;
+			struct dirent *f;
+			char rel[1024];
+
+			if (e->d_name[0] == '.' || !agc_id_path_safe(e->d_name))
+				continue;
+			snprintf(rel, sizeof(rel), "storage/session/%s", e->d_name);
+			pd = dir_at(datafd, rel);
+			while (pd && (f = readdir(pd))) {
+				size_t nl = strlen(f->d_name);
+				char id[AGC_ID_MAX];
+				orow *w;
+
+				if (nl <= 5 || nl - 5 >= sizeof(id) || strncmp(f->d_name, "ses_", 4) != 0)
+					continue;
+				memcpy(id, f->d_name, nl - 5);
+				id[nl - 5] = '\0';
+				if ((w = orow_bsearch(rows, id)))
+					w->bytes += file_size_at(dirfd(pd), f->d_name);
+			}
+			if (pd)
+				closedir(pd);
+		}
+		if (d)
+			closedir(d);
+	}
+}
+
 static int oc_list(agc_ctx *ctx, const agc_rootset *rs, const agc_ls_opts *opts, agc_ls_sink *sink)
 {
 	orows rows = {0};
@@ -778,22 +931,29 @@ static int oc_list(agc_ctx *ctx, const agc_rootset *rs, const agc_ls_opts *opts,
 
 	(void)opts;
 	rc = each_db(ctx, rs, datafd, list_db, &L);
-	if (datafd >= 0)
-		close(datafd);
-	/* children's bytes count in every ancestor's */
 	if (rows.n > 1)
 		qsort(rows.v, rows.n, sizeof(*rows.v), cmp_orow);
+	if (datafd >= 0) {
+		list_legacy(&rows, datafd);
+		charge_files(&rows, datafd);
+		close(datafd);
+	}
+	/* children's bytes count in every ancestor's */
 	for (i = 0; i < rows.n; i++) {
 		orow *c = &rows.v[i];
 		const char *par = c->parent;
 		int depth = 0;
 
+		/* a child's size and activity are its ancestors' too: "the newest run of a
+		 * directory" is the root a newer child belongs to */
 		while (par && depth++ < OC_DEPTH_MAX) {
 			orow *up = orow_bsearch(&rows, par);
 
 			if (!up)
 				break;
 			up->bytes += c->bytes;
+			if (c->updated > up->updated)
+				up->updated = c->updated;
 			par = up->parent;
 		}
 	}
@@ -817,6 +977,7 @@ static int oc_list(agc_ctx *ctx, const agc_rootset *rs, const agc_ls_opts *opts,
 		free(rows.v[i].parent);
 		free(rows.v[i].title);
 		free(rows.v[i].dir);
+		free(rows.v[i].slug);
 	}
 	free(rows.v);
 	return rc < 0 ? -1 : 0;
