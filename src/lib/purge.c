@@ -384,6 +384,48 @@ static void residual(agc_ctx *ctx, size_t agent, agc_plan *before, agc_report *r
 		}
 		free(abs);
 	}
+	/* Each child still on record is named, with reason child (R7): those the parent still
+	 * leads to (their rows or files are counted above)... */
+	for (i = 1; i < after.ids.n; i++) {
+		char *abs = after.dbs.n ? agc_plan_abspath(after.roots, after.dbs.v[0].root, after.dbs.v[0].rel)
+					: NULL;
+
+		agc_report_add_item(r, true, after.dbs.n ? "rows" : "file", abs ? abs : "", NULL, "child",
+				    after.ids.v[i], 0, 0, 0);
+		free(abs);
+	}
+	/* ...and those it no longer leads to (its own row went), by their own discovery. */
+	for (i = 1; i < before->ids.n; i++) {
+		agc_plan cp;
+		char canon[AGC_ID_MAX];
+		bool known = false;
+
+		for (j = 0; j < after.ids.n && !known; j++)
+			known = strcmp(after.ids.v[j], before->ids.v[i]) == 0;
+		if (known || before->ad->id_canon(before->ids.v[i], canon) < 0)
+			continue;
+		if (discover(ctx, agent, canon, &cp, false) == 0) {
+			for (j = 0; j < cp.arts.n; j++) {
+				char *abs = agc_plan_abspath(cp.roots, cp.arts.v[j].root, cp.arts.v[j].rel);
+
+				agc_report_add_item(r, true, kind_name(cp.arts.v[j].kind), abs, NULL, "child", canon,
+						    1, cp.arts.v[j].bytes, cp.arts.v[j].mtime_ms);
+				free(abs);
+			}
+			for (j = 0; j < cp.rows.n; j++) {
+				const agc_rowset *rs = &cp.rows.v[j];
+				char *abs;
+
+				if (!rs->count)
+					continue;
+				abs = agc_plan_abspath(cp.roots, cp.dbs.v[rs->db].root, cp.dbs.v[rs->db].rel);
+				agc_report_add_item(r, true, "rows", abs, rs->table, "child", canon, rs->count,
+						    rs->bytes, 0);
+				free(abs);
+			}
+		}
+		agc_plan_release(&cp);
+	}
 	/* What failed but can no longer be discovered (found only through something that went,
 	 * like a paste file through its history lines) is still there: say so. */
 	for (i = 0; i < fails->n; i++) {

@@ -277,3 +277,16 @@ m_family_rows() {
 	assert_exists "$(cat "$BATS_TEST_TMPDIR/plan.$O")" "$W/.opencode/plans/README.md"
 	oc_assert_tree_minus before "$(cat "$BATS_TEST_TMPDIR/plan.$S")" "$DB"
 }
+
+@test "R7: a child still on record after a purge is in the residual with reason child and its id; a rerun finishes" {
+	oc_fixture --opencode 4 --opencode-children 2 --opencode-legacy 5 --seed 2001
+	local p c
+	p=$(m_pick '.legacy == true and .parent == null and (.children | length) > 0')
+	c=$(m_get "$p" '.children[0]')
+	# the child's legacy session file cannot be removed: it stays on record through parentID
+	AGC_FAULT_UNLINKAT="$c.json" run -3 --separate-stderr agc_faulty --json purge opencode "$p"
+	json_ok --arg c "$c" '.[0].status == "partial" and (.[0].residual | any(.reason == "child" and .session == $c))'
+	run -0 --separate-stderr agc --json purge opencode "$p"
+	json_ok '.[0].status == "purged" and .[0].residual == []'
+	run -5 agc purge opencode "$c"
+}
