@@ -281,49 +281,31 @@ static pid_t name_pid(const char *s)
 	return (pid_t)v;
 }
 
+typedef struct each_stat {
+	const char *procroot;
+	int (*cb)(const agc_proc *p, void *ud);
+	void *ud;
+} each_stat;
+
+static int each_stat_cb(pid_t pid, void *ud)
+{
+	each_stat *es = ud;
+	agc_proc p;
+	int rc = proc_stat(es->procroot, pid, &p);
+
+	/* Gone since the listing, or not ours to read: skipped, as fuser and lsof do. */
+	if (rc == AGC_ENOTFOUND || rc == AGC_EUNSAFE)
+		return 0;
+	if (rc < 0)
+		return rc;
+	return es->cb(&p, es->ud);
+}
+
 int agc_proc_each(const char *procroot, int (*cb)(const agc_proc *p, void *ud), void *ud)
 {
-	struct dirent *de;
-	agc_proc p;
-	DIR *d;
-	int fd, rc = 0;
-	pid_t pid;
+	each_stat es = {procroot, cb, ud};
 
-	fd = open_ro(procroot, O_DIRECTORY);
-	if (fd < 0)
-		return agc_error_errno(-1, errno, "cannot read the process table '%s'", procroot);
-	d = fdopendir(fd);
-	if (!d) {
-		rc = agc_error_errno(-1, errno, "cannot read the process table '%s'", procroot);
-		close(fd);
-		return rc;
-	}
-	for (;;) {
-		errno = 0;
-		de = readdir(d);
-		if (!de) {
-			if (errno)
-				rc = agc_error_errno(-1, errno, "cannot read the process table '%s'",
-						     procroot);
-			break;
-		}
-		pid = name_pid(de->d_name);
-		if (!pid)
-			continue;
-		rc = proc_stat(procroot, pid, &p);
-		/* Gone since the listing, or not ours to read: skipped, as fuser and lsof do. */
-		if (rc == AGC_ENOTFOUND || rc == AGC_EUNSAFE) {
-			rc = 0;
-			continue;
-		}
-		if (rc < 0)
-			break;
-		rc = cb(&p, ud);
-		if (rc)
-			break;
-	}
-	closedir(d);
-	return rc;
+	return agc_proc_each_pid(procroot, each_stat_cb, &es);
 }
 
 int agc_proc_each_pid(const char *procroot, int (*cb)(pid_t pid, void *ud), void *ud)

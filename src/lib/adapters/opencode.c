@@ -465,52 +465,74 @@ static DIR *dir_at(int rootfd, const char *rel)
 	return d;
 }
 
-/* Children in the legacy store: session files whose parentID is one of the ids. */
-static int legacy_children(agc_plan *p, int datafd)
+/* Call cb for every session file storage/session/<project>/ses_*.json of the legacy store,
+ * with its JSON parsed when parse is set (NULL when it does not parse). cb returns nonzero to
+ * stop. The dirs of the store are bounded like every other. */
+static int each_legacy_session(int datafd, bool parse,
+			       int (*cb)(int pdfd, const char *name, json_t *j, void *ud), void *ud)
 {
-	size_t depth;
+	DIR *d = dir_at(datafd, "storage/session");
+	struct dirent *e;
+	size_t seen = 0;
+	agc_buf doc = AGC_BUF_INIT_MAX(OC_DOC_MAX + 1);
+	int rc = 0;
 
-	for (depth = 0; depth < OC_DEPTH_MAX; depth++) {
-		DIR *d = dir_at(datafd, "storage/session");
-		struct dirent *e;
-		size_t before = p->ids.n, seen = 0;
-		agc_buf doc = AGC_BUF_INIT_MAX(OC_DOC_MAX + 1);
+	if (!d)
+		return 0;
+	while (rc == 0 && (e = readdir(d)) && seen++ < OC_DIR_MAX) {
+		DIR *pd;
+		struct dirent *f;
+		char rel[1024];
+		size_t pseen = 0;
 
-		if (!d)
-			return 0;
-		while ((e = readdir(d)) && seen++ < OC_DIR_MAX) {
-			DIR *pd;
-			struct dirent *f;
-			char rel[1024];
+		if (e->d_name[0] == '.' || !agc_id_path_safe(e->d_name))
+			continue;
+		snprintf(rel, sizeof(rel), "storage/session/%s", e->d_name);
+		pd = dir_at(datafd, rel);
+		while (rc == 0 && pd && (f = readdir(pd)) && pseen++ < OC_DIR_MAX) {
+			json_t *j = NULL;
 
-			if (e->d_name[0] == '.' || !agc_id_path_safe(e->d_name))
+			if (strncmp(f->d_name, "ses_", 4) != 0)
 				continue;
-			snprintf(rel, sizeof(rel), "storage/session/%s", e->d_name);
-			pd = dir_at(datafd, rel);
-			while (pd && (f = readdir(pd))) {
-				json_t *j;
-				const char *par, *id;
-				size_t k;
-
-				if (strncmp(f->d_name, "ses_", 4) != 0)
-					continue;
+			if (parse) {
 				if (agc_read_at(dirfd(pd), f->d_name, OC_DOC_MAX, &doc) != 0)
 					continue;
 				j = agc_json_parse(doc.ptr, doc.len);
-				par = agc_json_str(j, "parentID");
-				id = agc_json_str(j, "id");
-				for (k = 0; par && id && k < p->ids.n; k++)
-					if (strcmp(par, p->ids.v[k]) == 0) {
-						add_child(id, p);
-						break;
-					}
-				json_decref(j);
 			}
-			if (pd)
-				closedir(pd);
+			rc = cb(dirfd(pd), f->d_name, j, ud);
+			json_decref(j);
 		}
-		closedir(d);
-		agc_buf_release(&doc);
+		if (pd)
+			closedir(pd);
+	}
+	closedir(d);
+	agc_buf_release(&doc);
+	return rc;
+}
+
+static int child_of_cb(int pdfd, const char *name, json_t *j, void *ud)
+{
+	agc_plan *p = ud;
+	const char *par = agc_json_str(j, "parentID"), *id = agc_json_str(j, "id");
+	size_t k;
+
+	(void)pdfd;
+	(void)name;
+	for (k = 0; par && id && k < p->ids.n; k++)
+		if (strcmp(par, p->ids.v[k]) == 0)
+			return add_child(id, p);
+	return 0;
+}
+
+/* Children in the legacy store: session files whose parentID is one of the ids. */
+static int legacy_children(agc_plan *p, int datafd)
+{
+	size_t depth, before;
+
+	for (depth = 0; depth < OC_DEPTH_MAX; depth++) {
+		before = p->ids.n;
+		if (each_legacy_session(datafd, true, child_of_cb, p) < 0)
+			return -1;
 		if (p->ids.n == before)
 			return 0;
 	}
@@ -773,64 +795,48 @@ static int list_db(size_t root, const char *rel, void *ud)
 	return 0;
 }
 
+typedef struct legacy_ls {
+	orows *rows;
+	size_t before; /* rows[0..before) are sorted: the database's */
+} legacy_ls;
+
+static int list_legacy_cb(int pdfd, const char *name, json_t *j, void *ud)
+{
+	legacy_ls *L = ud;
+	orows sorted = {L->rows->v, L->before, 0};
+	const char *id = agc_json_str(j, "id"), *v;
+	char canon[AGC_ID_MAX];
+	json_t *tm;
+	orow *w;
+
+	(void)pdfd;
+	(void)name;
+	if (!id || agc_id_opencode(id, canon) < 0 || orow_bsearch(&sorted, id))
+		return 0;
+	w = AGC_ARRAY_PUSH(L->rows, (size_t)1 << 24);
+	if (!w)
+		return -1;
+	w->id = agc_strdup(id);
+	w->parent = (v = agc_json_str(j, "parentID")) ? agc_strdup(v) : NULL;
+	w->title = (v = agc_json_str(j, "title")) ? agc_strdup(v) : NULL;
+	w->dir = (v = agc_json_str(j, "directory")) ? agc_strdup(v) : NULL;
+	w->slug = (v = agc_json_str(j, "slug")) ? agc_strdup(v) : NULL;
+	tm = json_object_get(j, "time");
+	w->created = json_integer_value(json_object_get(tm, "created"));
+	w->updated = json_integer_value(json_object_get(tm, "updated"));
+	if (!w->updated)
+		w->updated = w->created;
+	return 0;
+}
+
 /* Sessions only in the legacy store (a store newer versions never imported) are listed
- * from their JSON files; rows keeps sorted by id. */
+ * from their JSON files; rows stays sorted by id. */
 static void list_legacy(orows *rows, int datafd)
 {
-	DIR *d = dir_at(datafd, "storage/session");
-	struct dirent *e;
-	size_t seen = 0, before = rows->n;
-	agc_buf doc = AGC_BUF_INIT_MAX(OC_DOC_MAX + 1);
+	legacy_ls L = {rows, rows->n};
 
-	if (!d)
-		return;
-	while ((e = readdir(d)) && seen++ < OC_DIR_MAX) {
-		DIR *pd;
-		struct dirent *f;
-		char rel[1024];
-
-		if (e->d_name[0] == '.' || !agc_id_path_safe(e->d_name))
-			continue;
-		snprintf(rel, sizeof(rel), "storage/session/%s", e->d_name);
-		pd = dir_at(datafd, rel);
-		while (pd && (f = readdir(pd))) {
-			orows sorted = {rows->v, before, 0};
-			json_t *j, *tm;
-			const char *id, *v;
-			char canon[AGC_ID_MAX];
-			orow *w;
-
-			if (strncmp(f->d_name, "ses_", 4) != 0 || agc_read_at(dirfd(pd), f->d_name, OC_DOC_MAX, &doc) != 0)
-				continue;
-			j = agc_json_parse(doc.ptr, doc.len);
-			id = agc_json_str(j, "id");
-			if (!id || agc_id_opencode(id, canon) < 0 || orow_bsearch(&sorted, id)) {
-				json_decref(j);
-				continue;
-			}
-			w = AGC_ARRAY_PUSH(rows, (size_t)1 << 24);
-			if (!w) {
-				json_decref(j);
-				break;
-			}
-			w->id = agc_strdup(id);
-			w->parent = (v = agc_json_str(j, "parentID")) ? agc_strdup(v) : NULL;
-			w->title = (v = agc_json_str(j, "title")) ? agc_strdup(v) : NULL;
-			w->dir = (v = agc_json_str(j, "directory")) ? agc_strdup(v) : NULL;
-			w->slug = (v = agc_json_str(j, "slug")) ? agc_strdup(v) : NULL;
-			tm = json_object_get(j, "time");
-			w->created = json_integer_value(json_object_get(tm, "created"));
-			w->updated = json_integer_value(json_object_get(tm, "updated"));
-			if (!w->updated)
-				w->updated = w->created;
-			json_decref(j);
-		}
-		if (pd)
-			closedir(pd);
-	}
-	closedir(d);
-	agc_buf_release(&doc);
-	if (rows->n > before)
+	each_legacy_session(datafd, true, list_legacy_cb, &L);
+	if (rows->n > L.before)
 		qsort(rows->v, rows->n, sizeof(*rows->v), cmp_orow);
 }
 
@@ -839,6 +845,25 @@ static uint64_t file_size_at(int dfd, const char *rel)
 	struct stat st;
 
 	return fstatat(dfd, rel, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
+}
+
+static uint64_t file_size_at(int dfd, const char *rel);
+
+static int charge_session_cb(int pdfd, const char *name, json_t *j, void *ud)
+{
+	orows *rows = ud;
+	size_t nl = strlen(name);
+	char id[AGC_ID_MAX];
+	orow *w;
+
+	(void)j;
+	if (nl <= 5 || nl - 5 >= sizeof(id))
+		return 0;
+	memcpy(id, name, nl - 5);
+	id[nl - 5] = '\0';
+	if ((w = orow_bsearch(rows, id)))
+		w->bytes += file_size_at(pdfd, name);
+	return 0;
 }
 
 /* bytes also count a session's files: its plan file, and its legacy JSON files */
@@ -888,37 +913,8 @@ static void charge_files(orows *rows, int datafd)
 		}
 	}
 	/* the session files of the legacy store, wherever their project dir is */
-	if (storage) {
-		DIR *d = dir_at(datafd, "storage/session");
-		struct dirent *e;
-
-		while (d && (e = readdir(d))) {
-			DIR *pd;
-			struct dirent *f;
-			char rel[1024];
-
-			if (e->d_name[0] == '.' || !agc_id_path_safe(e->d_name))
-				continue;
-			snprintf(rel, sizeof(rel), "storage/session/%s", e->d_name);
-			pd = dir_at(datafd, rel);
-			while (pd && (f = readdir(pd))) {
-				size_t nl = strlen(f->d_name);
-				char id[AGC_ID_MAX];
-				orow *w;
-
-				if (nl <= 5 || nl - 5 >= sizeof(id) || strncmp(f->d_name, "ses_", 4) != 0)
-					continue;
-				memcpy(id, f->d_name, nl - 5);
-				id[nl - 5] = '\0';
-				if ((w = orow_bsearch(rows, id)))
-					w->bytes += file_size_at(dirfd(pd), f->d_name);
-			}
-			if (pd)
-				closedir(pd);
-		}
-		if (d)
-			closedir(d);
-	}
+	if (storage)
+		each_legacy_session(datafd, false, charge_session_cb, rows);
 }
 
 static int oc_list(agc_ctx *ctx, const agc_rootset *rs, const agc_ls_opts *opts, agc_ls_sink *sink)
