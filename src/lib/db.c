@@ -1,5 +1,6 @@
 /* SQLite helpers. Schemas are introspected, never assumed (R8). */
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <string.h>
 
 #include "buf.h"
@@ -173,4 +174,35 @@ bool agc_db_references(sqlite3 *db, const char *from, const char *to)
 	found = sqlite3_step(st) == SQLITE_ROW;
 	sqlite3_finalize(st);
 	return found;
+}
+
+int agc_db_write_busy(const char *path)
+{
+	char *shm = agc_strfmt("%s-shm", path);
+	struct stat st;
+	sqlite3 *db = NULL;
+	int rc, busy;
+
+	if (!shm)
+		return -1;
+	/* No shared-memory file: no connection is open on it in WAL mode, so no writer; and
+	 * opening it here would create one. */
+	rc = stat(shm, &st);
+	free(shm);
+	if (rc < 0)
+		return 0;
+	rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW, NULL);
+	if (rc != SQLITE_OK) {
+		sqlite3_close(db);
+		return -1;
+	}
+	/* a probe: take the write lock and give it back; never checkpoint on close */
+	sqlite3_db_config(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
+	sqlite3_busy_timeout(db, AGC_DB_BUSY_MS);
+	rc = sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+	busy = (rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED;
+	if (rc == SQLITE_OK)
+		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+	sqlite3_close(db);
+	return busy ? 1 : 0;
 }

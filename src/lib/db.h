@@ -27,6 +27,10 @@ void agc_db_strv_free(char **v, size_t n);
 /* Whether table has a column named col (PRAGMA table_info). */
 bool agc_db_has_column(sqlite3 *db, const char *table, const char *col);
 
+/* For a dry run: 1 when another connection holds the write lock of the WAL database at path,
+ * 0 when not, -1 when it cannot be told. Creates no file and changes nothing. */
+int agc_db_write_busy(const char *path);
+
 /* Whether table from has a foreign key to table to. */
 bool agc_db_references(sqlite3 *db, const char *from, const char *to);
 

@@ -879,6 +879,17 @@ static int run(agc_ctx *ctx, const char *agent, const char *id, mode m, agc_repo
 		list_plan(&p, r, true);
 		r->status = AGC_ST_DRY_RUN;
 		r->dry_exit = r->residual.n ? 3 : 0;
+		/* A busy database would refuse the purge: say so, as the purge would (R6). */
+		for (i = 0; i < p.dbs.n; i++) {
+			const char *why;
+			char *path = db_checked_path(&p, i, &why);
+
+			if (path && agc_db_write_busy(path) == 1) {
+				agc_report_add_item(r, true, "rows", path, NULL, "busy", p.id, 0, 0, 0);
+				r->dry_exit = 4;
+			}
+			free(path);
+		}
 		break;
 	case MODE_PURGE:
 		do_purge(&p, (size_t)a, r);

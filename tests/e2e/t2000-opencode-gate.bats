@@ -167,6 +167,19 @@ assert_refused_in_use() {
 	assert_no_rows "${FAM[@]}"
 }
 
+@test "R6: purge --dry-run while the service holds the write lock exits 4 as the purge would, reason busy, and changes nothing" {
+	spawn_sqlite opencode "BEGIN IMMEDIATE;" -separator serve -cmd --service
+	wait_write_locked
+	oc_before
+	run -4 --separate-stderr agc --json purge --dry-run opencode "$P"
+	json_ok '.[0].status == "dry-run" and (.[0].residual | any(.reason == "busy"))'
+	assert_nothing_changed
+	kill -KILL "$LAST_PID"
+	wait "$LAST_PID" 2>/dev/null || true
+	run -0 --separate-stderr agc --json purge --dry-run opencode "$P"
+	json_ok '.[0].status == "dry-run" and (.[0].residual | all(.reason != "busy"))'
+}
+
 @test "R5+R6: the write lock held by a process that is not the service: exit 4, in use, nothing changed" {
 	spawn_sqlite sqlite3 "BEGIN IMMEDIATE;"
 	wait_write_locked
