@@ -477,6 +477,104 @@ static int cmp_rows(const void *a, const void *b, void *arg)
 	return c ? c : strcmp(x->id, y->id);
 }
 
+static int cmp_ident(const void *a, const void *b, void *arg)
+{
+	const ls_row *rows = arg;
+	const agc_session_info *x = &rows[*(const size_t *)a].info, *y = &rows[*(const size_t *)b].info;
+	int c = strcmp(x->agent, y->agent);
+
+	return c ? c : strcmp(x->id, y->id);
+}
+
+/* The rows (already sorted) in an order where every child follows its parent, depth first,
+ * siblings in their sorted order; a row whose parent is not listed (or a cycle) stands on its
+ * own. Returns a malloc'd index array of n entries, or NULL (then the sorted order is used). */
+static size_t *group_under_parents(const ls_row *rows, size_t n)
+{
+	size_t *byid = malloc(n * sizeof(*byid)), *parent = malloc(n * sizeof(*parent));
+	size_t *first = malloc(n * sizeof(*first)), *next = malloc(n * sizeof(*next));
+	size_t *stack = malloc(n * sizeof(*stack)), *order = malloc(n * sizeof(*order));
+	bool *done = calloc(n ? n : 1, sizeof(*done));
+	size_t i, o = 0, sp;
+	const size_t none = (size_t)-1;
+
+	if (!byid || !parent || !first || !next || !stack || !order || !done) {
+		free(order);
+		order = NULL;
+		goto out;
+	}
+	for (i = 0; i < n; i++)
+		byid[i] = i;
+	qsort_r(byid, n, sizeof(*byid), cmp_ident, (void *)rows);
+	for (i = 0; i < n; i++) {
+		size_t lo = 0, hi = n;
+
+		parent[i] = none;
+		first[i] = next[i] = none;
+		if (!rows[i].info.parent)
+			continue;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			const agc_session_info *m = &rows[byid[mid]].info;
+			int c = strcmp(m->agent, rows[i].info.agent);
+
+			if (!c)
+				c = strcmp(m->id, rows[i].info.parent);
+			if (c < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo < n && strcmp(rows[byid[lo]].info.agent, rows[i].info.agent) == 0 &&
+		    strcmp(rows[byid[lo]].info.id, rows[i].info.parent) == 0 && byid[lo] != i)
+			parent[i] = byid[lo];
+	}
+	/* children lists in sorted order: build from the back */
+	for (i = n; i-- > 0;)
+		if (parent[i] != none) {
+			next[i] = first[parent[i]];
+			first[parent[i]] = i;
+		}
+	for (i = 0; i < n; i++) {
+		size_t start = parent[i] == none ? i : none;
+
+		if (start == none)
+			continue;
+		sp = 0;
+		stack[sp++] = start;
+		while (sp) {
+			size_t k = stack[--sp], ch, cnt = 0, j;
+
+			if (done[k])
+				continue;
+			done[k] = true;
+			order[o++] = k;
+			/* push children so that the first pops first (each row has one parent, so
+			 * the stack never holds more than n) */
+			for (ch = first[k]; ch != none; ch = next[ch])
+				cnt++;
+			if (sp + cnt > n)
+				cnt = n - sp;
+			j = sp + cnt;
+			for (ch = first[k]; ch != none && j > sp; ch = next[ch])
+				stack[--j] = ch;
+			sp += cnt;
+		}
+	}
+	/* rows caught in a parent cycle: on their own, in sorted order */
+	for (i = 0; i < n; i++)
+		if (!done[i])
+			order[o++] = i;
+out:
+	free(byid);
+	free(parent);
+	free(first);
+	free(next);
+	free(stack);
+	free(done);
+	return order;
+}
+
 int agc_ls(agc_ctx *ctx, const agc_ls_opts *opts, int (*cb)(const agc_session_info *s, void *ud),
 	   void *ud)
 {
@@ -504,9 +602,15 @@ int agc_ls(agc_ctx *ctx, const agc_ls_opts *opts, int (*cb)(const agc_session_in
 	if (c.rows.n > 1)
 		qsort_r(c.rows.v, c.rows.n, sizeof(*c.rows.v), cmp_rows, (void *)&opts->sort);
 	n = opts->limit && opts->limit < c.rows.n ? opts->limit : c.rows.n;
-	for (i = 0; i < n; i++)
-		if (cb(&c.rows.v[i].info, ud))
-			break;
+	{
+		/* with children, each is shown under its parent, in the same order */
+		size_t *order = opts->children ? group_under_parents(c.rows.v, c.rows.n) : NULL;
+
+		for (i = 0; i < n; i++)
+			if (cb(&c.rows.v[order ? order[i] : i].info, ud))
+				break;
+		free(order);
+	}
 	for (i = 0; i < c.rows.n; i++) {
 		free((char *)c.rows.v[i].info.id);
 		free((char *)c.rows.v[i].info.parent);

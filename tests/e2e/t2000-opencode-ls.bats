@@ -60,7 +60,7 @@ mk_newer_child() {
 	qw "UPDATE session SET time_updated = $((max + 60000)) WHERE id = $(sqlq "$G")"
 	# what makes the case: G is the newest of all, R2 newer than P's own row
 	run -0 --separate-stderr agc --json ls --agent opencode --children --project "$DIR"
-	json_ok --arg g "$G" '.[0].id == $g'
+	json_ok --arg g "$G" '(map(select(.id == $g))[0].updated) == (map(.updated) | max)'
 	[[ $(m_get "$R2" .updated) -gt $(m_get "$P" .updated) ]]
 }
 
@@ -108,4 +108,22 @@ mk_newer_child() {
 		     | any($ls[]; .id == $id and .parent == $w.parent and .title == $w.title and .project == $w.project))'
 	run -0 --separate-stderr agc --json ls --agent opencode
 	json_ok --arg p "$P" 'any(.id == $p)'
+}
+
+@test "ls --children shows each child under its parent, depth first, after the root it belongs to" {
+	oc_fixture --opencode 4 --opencode-children 2 --seed 2001
+	run -0 --separate-stderr agc --json ls --agent opencode --children
+	# every child comes after its parent
+	json_ok '
+		. as $ls
+		| ($ls | to_entries | map({key: .value.id, value: .key}) | from_entries) as $pos
+		| all($ls[]; .parent == null or ($pos[.parent] != null and $pos[.parent] < $pos[.id]))'
+	# and between a root and the next one only that root's descendants are listed
+	local root="" id parent
+	declare -A rootof
+	while IFS=$'\t' read -r id parent; do
+		if [[ $parent == null ]]; then root=$id; rootof[$id]=$id; continue; fi
+		rootof[$id]=${rootof[$parent]:-}
+		[[ ${rootof[$id]} == "$root" ]] || { echo "$id is not under $root"; return 1; }
+	done < <(printf '%s\n' "$output" | jq -r '[.id, (.parent // "null")] | @tsv')
 }
