@@ -882,8 +882,16 @@ static int run(agc_ctx *ctx, const char *agent, const char *id, mode m, agc_repo
 		/* A busy database would refuse the purge: say so, as the purge would (R6). */
 		for (i = 0; i < p.dbs.n; i++) {
 			const char *why;
-			char *path = db_checked_path(&p, i, &why);
+			char *path;
+			bool has = false;
+			size_t k;
 
+			/* only the databases the purge would lock: those holding rows of it */
+			for (k = 0; k < p.rows.n; k++)
+				has |= p.rows.v[k].db == i && p.rows.v[k].count > 0;
+			if (!has)
+				continue;
+			path = db_checked_path(&p, i, &why);
 			if (path && agc_db_write_busy(path) == 1) {
 				agc_report_add_item(r, true, "rows", path, NULL, "busy", p.id, 0, 0, 0);
 				r->dry_exit = 4;
