@@ -1,4 +1,5 @@
 /* The plan of one purge (what discovery found) and the listing of sessions. */
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <fcntl.h>
@@ -87,6 +88,36 @@ void agc_plan_release(agc_plan *p)
 			close(p->rootfd[i]);
 		p->rootfd[i] = -2;
 	}
+}
+
+DIR *agc_dir_at(int rootfd, const char *rel)
+{
+	int fd = openat(rootfd, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d;
+	int e;
+
+	if (fd < 0)
+		return NULL;
+	d = fdopendir(fd);
+	if (!d) {
+		e = errno;
+		close(fd);
+		errno = e;
+	}
+	return d;
+}
+
+DIR *agc_plan_dir(agc_plan *p, size_t root, int rootfd, const char *rel)
+{
+	DIR *d = agc_dir_at(rootfd, rel);
+
+	if (!d && errno != ENOENT && errno != ENOTDIR) {
+		char *why = agc_strfmt("error: cannot read dir: %s", strerror(errno));
+
+		agc_plan_add_note(p, root, rel, why ? why : "error: cannot read dir");
+		free(why);
+	}
+	return d;
 }
 
 int agc_plan_rootfd(agc_plan *p, size_t root)

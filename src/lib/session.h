@@ -2,9 +2,19 @@
 #ifndef AGC_SESSION_H
 #define AGC_SESSION_H
 
+#include <dirent.h>
+
 #include "core.h"
 
 /* The fd of a root of the plan, opened once (-1 when the root does not exist). Borrowed. */
 int agc_plan_rootfd(agc_plan *p, size_t root);
+
+/* Enumerate rel beneath rootfd for discovery (read-only; links on the way are looked
+ * through). NULL with errno set when it cannot be opened. */
+DIR *agc_dir_at(int rootfd, const char *rel);
+
+/* The same, noting a dir that exists but cannot be read, so the session is reported as left
+ * behind (exit 3), never as purged (R8). */
+DIR *agc_plan_dir(agc_plan *p, size_t root, int rootfd, const char *rel);
 
 #endif

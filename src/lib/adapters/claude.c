@@ -322,40 +322,6 @@ static bool is_pid_json(const char *name, pid_t *pid)
 	return true;
 }
 
-/* Enumerate a dir beneath a root (looking through links read-only: discovery only). NULL
- * with errno set when it cannot be opened. */
-static DIR *open_dir_at(int rootfd, const char *rel)
-{
-	int fd = openat(rootfd, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	DIR *d;
-	int e;
-
-	if (fd < 0)
-		return NULL;
-	d = fdopendir(fd);
-	if (!d) {
-		e = errno;
-		close(fd);
-		errno = e;
-	}
-	return d;
-}
-
-/* open_dir_at for discovery: a dir that exists but cannot be read is noted, so the session
- * is reported as left behind (exit 3), never as purged (R8). */
-static DIR *disc_dir(agc_plan *p, size_t root, int rootfd, const char *rel)
-{
-	DIR *d = open_dir_at(rootfd, rel);
-
-	if (!d && errno != ENOENT && errno != ENOTDIR) {
-		char *why = agc_strfmt("error: cannot read dir: %s", strerror(errno));
-
-		agc_plan_add_note(p, root, rel, why ? why : "error: cannot read dir");
-		free(why);
-	}
-	return d;
-}
-
 /* The pid-keyed .key files of a reused pid belong to the new process unless they carry the
  * registry's own procStart. */
 static bool key_is_ours(int dfd, const char *name, const char *proc_start)
@@ -382,7 +348,7 @@ static bool key_is_ours(int dfd, const char *name, const char *proc_start)
  * a live session may be listed in what was not read (R5). */
 static int discover_registry(agc_plan *p, int cfg, const char *id)
 {
-	DIR *d = open_dir_at(cfg, "sessions");
+	DIR *d = agc_dir_at(cfg, "sessions");
 	struct dirent *e;
 	agc_buf text = AGC_BUF_INIT_MAX(REGISTRY_MAX + 1);
 	size_t seen = 0;
@@ -447,7 +413,7 @@ static int discover_registry(agc_plan *p, int cfg, const char *id)
 			/* The pid-keyed files go before the registry file that leads to them, so a
 			 * failed purge still finds them on a rerun (R6). */
 			pl = (size_t)snprintf(prefix, sizeof(prefix), "%ld.", (long)pid);
-			d2 = open_dir_at(cfg, "sessions");
+			d2 = agc_dir_at(cfg, "sessions");
 			while (d2 && (e2 = readdir(d2))) {
 				size_t nl = strlen(e2->d_name);
 
@@ -790,7 +756,7 @@ static int discover_history(agc_plan *p, int cfg)
 static int add_prefixed(agc_plan *p, size_t root, int rootfd, const char *dir, const char *prefix,
 			const char *suffix, unsigned flags)
 {
-	DIR *d = disc_dir(p, root, rootfd, dir);
+	DIR *d = agc_plan_dir(p, root, rootfd, dir);
 	struct dirent *e;
 	size_t pl = strlen(prefix), sl = suffix ? strlen(suffix) : 0, seen = 0;
 	char rel[4096];
@@ -824,7 +790,7 @@ static void collect_subagents(agc_plan *p, int cfg, const char *rel, int depth)
 	struct dirent *e;
 	size_t seen = 0;
 
-	if (depth > 8 || !(d = open_dir_at(cfg, rel)))
+	if (depth > 8 || !(d = agc_dir_at(cfg, rel)))
 		return;
 	while ((e = readdir(d)) && seen++ < DIR_ENTRIES_MAX) {
 		size_t nl = strlen(e->d_name);
@@ -852,7 +818,7 @@ static void collect_subagents(agc_plan *p, int cfg, const char *rel, int depth)
 static int discover_projects(agc_plan *p, int cfg, const char *id)
 {
 	static const char *const side[] = {".ccr-tip.json", ".precompact.json", ".desktop-released.json"};
-	DIR *d = disc_dir(p, R_CONFIG, cfg, "projects");
+	DIR *d = agc_plan_dir(p, R_CONFIG, cfg, "projects");
 	struct dirent *e;
 	size_t seen = 0, i;
 	char rel[4096], prefix[128];
@@ -936,7 +902,7 @@ static int discover_temp(agc_plan *p, int tmp, uid_t uid, const char *id)
 	size_t seen = 0;
 
 	snprintf(top, sizeof(top), "claude-%lu", (unsigned long)uid);
-	d = disc_dir(p, R_TEMP, tmp, top);
+	d = agc_plan_dir(p, R_TEMP, tmp, top);
 	if (!d)
 		return 0;
 	/* Every key dir of the temp root: a symlinked one is looked through (read-only) so that
@@ -1117,7 +1083,7 @@ static void charge(rows *r, int dfd, const char *leaf, const char *name)
 /* Charge every entry of dir (files and dirs keyed by a leading uuid). */
 static void charge_dir(rows *r, int rootfd, const char *dir)
 {
-	DIR *d = open_dir_at(rootfd, dir);
+	DIR *d = agc_dir_at(rootfd, dir);
 	struct dirent *e;
 	size_t seen = 0;
 
@@ -1144,7 +1110,7 @@ static int list_subagents_at(rows *r, int cfg, const char *rel, const char *pare
 
 	if (depth > 8)
 		return 0;
-	d = open_dir_at(cfg, rel);
+	d = agc_dir_at(cfg, rel);
 	if (!d)
 		return 0;
 	while ((e = readdir(d)) && seen++ < DIR_ENTRIES_MAX) {
@@ -1189,7 +1155,7 @@ static int list_subagents(rows *r, int cfg, const char *projdir, const char *par
 
 static int list_projects(rows *r, int cfg, bool children)
 {
-	DIR *d = open_dir_at(cfg, "projects");
+	DIR *d = agc_dir_at(cfg, "projects");
 	struct dirent *e;
 	size_t seen = 0;
 
@@ -1203,7 +1169,7 @@ static int list_projects(rows *r, int cfg, bool children)
 		if (e->d_name[0] == '.' || !agc_id_path_safe(e->d_name))
 			continue;
 		snprintf(rel, sizeof(rel), "projects/%s", e->d_name);
-		pd = open_dir_at(cfg, rel);
+		pd = agc_dir_at(cfg, rel);
 		if (!pd)
 			continue;
 		while ((f = readdir(pd))) {
@@ -1263,7 +1229,7 @@ static int list_projects(rows *r, int cfg, bool children)
 
 static void mark_live(rows *r, agc_ctx *ctx, int cfg)
 {
-	DIR *d = open_dir_at(cfg, "sessions");
+	DIR *d = agc_dir_at(cfg, "sessions");
 	struct dirent *e;
 	agc_buf text = AGC_BUF_INIT_MAX(REGISTRY_MAX + 1);
 
@@ -1319,7 +1285,7 @@ static int claude_list(agc_ctx *ctx, const agc_rootset *rs, const agc_ls_opts *o
 		struct dirent *e;
 
 		snprintf(top, sizeof(top), "claude-%lu", (unsigned long)ctx->home_uid);
-		d = open_dir_at(tmp, top);
+		d = agc_dir_at(tmp, top);
 		while (d && (e = readdir(d))) {
 			char rel[4096];
 

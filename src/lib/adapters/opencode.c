@@ -81,11 +81,7 @@ static int each_db(agc_ctx *ctx, const agc_rootset *rs, int datafd,
 	int rc = 0;
 
 	if (datafd >= 0) {
-		int fd = openat(datafd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-
-		d = fd >= 0 ? fdopendir(fd) : NULL;
-		if (!d && fd >= 0)
-			close(fd);
+		d = agc_dir_at(datafd, ".");
 		while (d && rc == 0 && (e = readdir(d)) && seen++ < OC_DIR_MAX) {
 			size_t nl = strlen(e->d_name);
 			struct stat st;
@@ -452,26 +448,13 @@ static int discover_db(size_t root, const char *rel, void *ud)
 
 /* ---- the legacy JSON store (<= 1.1.x) ------------------------------------------------------ */
 
-static DIR *dir_at(int rootfd, const char *rel)
-{
-	int fd = openat(rootfd, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	DIR *d;
-
-	if (fd < 0)
-		return NULL;
-	d = fdopendir(fd);
-	if (!d)
-		close(fd);
-	return d;
-}
-
 /* Call cb for every session file storage/session/<project>/ses_*.json of the legacy store,
  * with its JSON parsed when parse is set (NULL when it does not parse). cb returns nonzero to
  * stop. The dirs of the store are bounded like every other. */
 static int each_legacy_session(int datafd, bool parse,
 			       int (*cb)(int pdfd, const char *name, json_t *j, void *ud), void *ud)
 {
-	DIR *d = dir_at(datafd, "storage/session");
+	DIR *d = agc_dir_at(datafd, "storage/session");
 	struct dirent *e;
 	size_t seen = 0;
 	agc_buf doc = AGC_BUF_INIT_MAX(OC_DOC_MAX + 1);
@@ -488,7 +471,7 @@ static int each_legacy_session(int datafd, bool parse,
 		if (e->d_name[0] == '.' || !agc_id_path_safe(e->d_name))
 			continue;
 		snprintf(rel, sizeof(rel), "storage/session/%s", e->d_name);
-		pd = dir_at(datafd, rel);
+		pd = agc_dir_at(datafd, rel);
 		while (rc == 0 && pd && (f = readdir(pd)) && pseen++ < OC_DIR_MAX) {
 			json_t *j = NULL;
 
@@ -554,7 +537,7 @@ static int legacy_files(agc_plan *p, int datafd, const char *id, bool record_in_
 	}
 	/* the parts of each message, then the messages */
 	snprintf(rel, sizeof(rel), "storage/message/%s", id);
-	d = dir_at(datafd, rel);
+	d = agc_dir_at(datafd, rel);
 	while (d && (e = readdir(d)) && seen++ < OC_DIR_MAX) {
 		size_t nl = strlen(e->d_name);
 		char mid[256], prel[1024];
@@ -576,7 +559,7 @@ static int legacy_files(agc_plan *p, int datafd, const char *id, bool record_in_
 	if (agc_plan_add_art(p, R_DATA, rel, id, 0, NULL) < 0)
 		return -1;
 	/* the session file, in whichever project dir it is: the record when no row keys it */
-	d = dir_at(datafd, "storage/session");
+	d = agc_dir_at(datafd, "storage/session");
 	seen = 0;
 	while (d && (e = readdir(d)) && seen++ < OC_DIR_MAX) {
 		if (e->d_name[0] == '.' || !agc_id_path_safe(e->d_name))
@@ -896,7 +879,7 @@ static void charge_files(orows *rows, int datafd)
 				w->bytes += file_size_at(datafd, rel);
 			}
 			snprintf(rel, sizeof(rel), "storage/message/%s", w->id);
-			d = dir_at(datafd, rel);
+			d = agc_dir_at(datafd, rel);
 			while (d && (e = readdir(d))) {
 				size_t nl = strlen(e->d_name);
 				char prel[1024];
