@@ -45,6 +45,11 @@ static char *reason_of(agc_walk_status st, int err)
 		return agc_strdup("permission");
 	case AGC_WALK_XDEV:
 		return agc_strdup("error: other file system");
+	case AGC_WALK_MOUNT:
+		/* R3: a mount point inside the artifact, or the artifact itself, left there. */
+		return agc_strdup("mount");
+	case AGC_WALK_DEEP:
+		return agc_strfmt("error: directory tree deeper than %d levels", AGC_RM_MAX_DEPTH);
 	case AGC_WALK_CHANGED:
 		return agc_strdup("error: changed since discovery");
 	case AGC_WALK_NOTDIR:

@@ -8,16 +8,18 @@
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <sys/sysmacros.h>
+#endif
 
 #include "error.h"
 #include "remove.h"
 
-/* How deep a directory tree inside an artifact may go. Each level holds one fd and one
- * stack frame, so the bound keeps both finite whatever the tree looks like. */
-#define RM_MAX_DEPTH 512
+#define RM_MAX_DEPTH AGC_RM_MAX_DEPTH
 
 #define RM_OPEN_FLAGS (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
 
@@ -47,6 +49,137 @@ typedef struct rm_walk {
 	void (*visit)(const struct stat *st, void *ud); /* measuring: called for every entry */
 	void *visit_ud;
 } rm_walk;
+
+/* Whether an entry is the root of a mount, as far as the system can tell (R3). */
+typedef enum rm_mnt {
+	RM_MNT_NO = 0,
+	RM_MNT_YES,
+	RM_MNT_UNKNOWN,
+} rm_mnt;
+
+#if defined(__linux__) && defined(STATX_ATTR_MOUNT_ROOT)
+#define RM_HAVE_STATX 1
+
+/* What statx says about a mount: STATX_ATTR_MOUNT_ROOT is reported since Linux 5.8, and only
+ * when stx_attributes_mask has it is its absence a "no". An automount point counts as a mount:
+ * entering it would mount something there. */
+static rm_mnt mnt_of(const struct statx *sx)
+{
+	if ((sx->stx_attributes_mask & STATX_ATTR_AUTOMOUNT) && (sx->stx_attributes & STATX_ATTR_AUTOMOUNT))
+		return RM_MNT_YES;
+	if (!(sx->stx_attributes_mask & STATX_ATTR_MOUNT_ROOT))
+		return RM_MNT_UNKNOWN;
+	return (sx->stx_attributes & STATX_ATTR_MOUNT_ROOT) ? RM_MNT_YES : RM_MNT_NO;
+}
+
+static void ts_of(struct timespec *ts, const struct statx_timestamp *t)
+{
+	ts->tv_sec = (time_t)t->tv_sec;
+	ts->tv_nsec = (long)t->tv_nsec;
+}
+
+/* The struct stat that fstatat would have given, from statx's answer. */
+static void stat_of(const struct statx *sx, struct stat *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->st_dev = makedev(sx->stx_dev_major, sx->stx_dev_minor);
+	st->st_ino = (ino_t)sx->stx_ino;
+	st->st_mode = (mode_t)sx->stx_mode;
+	st->st_nlink = (nlink_t)sx->stx_nlink;
+	st->st_uid = (uid_t)sx->stx_uid;
+	st->st_gid = (gid_t)sx->stx_gid;
+	st->st_rdev = makedev(sx->stx_rdev_major, sx->stx_rdev_minor);
+	st->st_size = (off_t)sx->stx_size;
+	st->st_blksize = (blksize_t)sx->stx_blksize;
+	st->st_blocks = (blkcnt_t)sx->stx_blocks;
+	ts_of(&st->st_atim, &sx->stx_atime);
+	ts_of(&st->st_mtim, &sx->stx_mtime);
+	ts_of(&st->st_ctim, &sx->stx_ctime);
+}
+#endif
+
+/* fstatat(dfd, name, AT_SYMLINK_NOFOLLOW) that also tells whether name is a mount point (R3):
+ * a bind mount of another dir of the same file system has its parent's st_dev, so only statx's
+ * STATX_ATTR_MOUNT_ROOT can tell it before it is entered. *mnt is RM_MNT_UNKNOWN where statx
+ * cannot say. Returns 0, or -1 with errno set. */
+static int rm_lstat(int dfd, const char *name, struct stat *st, rm_mnt *mnt)
+{
+#ifdef RM_HAVE_STATX
+	struct statx sx;
+
+	/* AT_NO_AUTOMOUNT: looking at an automount point must not mount anything. */
+	if (statx(dfd, name, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT, STATX_BASIC_STATS, &sx) == 0) {
+		stat_of(&sx, st);
+		*mnt = mnt_of(&sx);
+		return 0;
+	}
+	/* A kernel without statx, or a sandbox that filters it: fstatat still answers. */
+	if (errno != ENOSYS && errno != EPERM)
+		return -1;
+#endif
+	*mnt = RM_MNT_UNKNOWN;
+	return fstatat(dfd, name, st, AT_SYMLINK_NOFOLLOW);
+}
+
+#ifdef __linux__
+/* The mnt_id of the open fd, from /proc/self/fdinfo (Linux 3.15 and later), or -1. */
+static long fdinfo_mnt_id(int fd)
+{
+	char path[64], buf[1024], *p;
+	ssize_t n;
+	int pfd;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	pfd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	if (pfd < 0)
+		return -1;
+	do
+		n = read(pfd, buf, sizeof(buf) - 1);
+	while (n < 0 && errno == EINTR);
+	close(pfd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	for (p = buf; p; p = strchr(p, '\n')) {
+		if (*p == '\n')
+			p++;
+		if (strncmp(p, "mnt_id:", 7) == 0) {
+			char *end;
+			long id = strtol(p + 7, &end, 10);
+
+			return end == p + 7 || id < 0 ? -1 : id;
+		}
+	}
+	return -1;
+}
+#endif
+
+/* Whether the directory open at fd is a mount point, parent being the directory it was opened
+ * from (both borrowed). Asked of the fd that is about to be walked, so no swap after the
+ * check can change the answer: statx on the fd, else its mount id against its parent's. */
+static rm_mnt fd_mount(int fd, int parent)
+{
+#ifdef RM_HAVE_STATX
+	struct statx sx;
+
+	if (statx(fd, "", AT_EMPTY_PATH, STATX_TYPE, &sx) == 0 && mnt_of(&sx) != RM_MNT_UNKNOWN)
+		return mnt_of(&sx);
+#endif
+#ifdef __linux__
+	{
+		long a = fdinfo_mnt_id(fd), b = fdinfo_mnt_id(parent);
+
+		if (a >= 0 && b >= 0)
+			return a != b ? RM_MNT_YES : RM_MNT_NO;
+	}
+	return RM_MNT_UNKNOWN;
+#else
+	/* No bind mounts here: the device check of the callers is what tells a mount point. */
+	(void)fd;
+	(void)parent;
+	return RM_MNT_NO;
+#endif
+}
 
 static int64_t mtime_ms(const struct stat *st)
 {
@@ -121,14 +254,18 @@ static agc_walk_status rm_status(int e)
 
 static void rm_empty(rm_walk *w, int dfd, const rm_frame *fr, unsigned depth);
 
+/* The message of a mount point left alone (R3). */
+#define RM_MOUNT_WHY "a mount point, not entered"
+
 /* Handle the entry name of the directory open at dfd (borrowed), fr being that directory. */
 static void rm_entry(rm_walk *w, int dfd, const rm_frame *fr, const char *name, unsigned depth)
 {
 	struct stat st, now;
 	uint64_t before;
+	rm_mnt mnt;
 	int cfd;
 
-	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+	if (rm_lstat(dfd, name, &st, &mnt) < 0) {
 		/* Gone already is what removal wants. */
 		if (errno != ENOENT)
 			rm_fail(w, fr, name, rm_status(errno), errno, NULL);
@@ -137,6 +274,13 @@ static void rm_entry(rm_walk *w, int dfd, const rm_frame *fr, const char *name, 
 	w->entries++;
 	if (w->max_entries && w->entries >= w->max_entries)
 		w->stop = true;
+	/* R3: a mount point (a bind mount of another dir or file, even of the same file system)
+	 * is neither entered, removed, measured nor visited: what lies there is not the
+	 * artifact's. */
+	if (mnt == RM_MNT_YES) {
+		rm_fail(w, fr, name, AGC_WALK_MOUNT, 0, RM_MOUNT_WHY);
+		return;
+	}
 	if (w->visit)
 		w->visit(&st, w->visit_ud);
 	if (mtime_ms(&st) > w->mtime_ms)
@@ -146,7 +290,10 @@ static void rm_entry(rm_walk *w, int dfd, const rm_frame *fr, const char *name, 
 		/* R2: a link (to "/", to a dir outside, dangling, a loop) goes as the link alone:
 		 * unlinkat without AT_REMOVEDIR never touches what it points to. */
 		if (w->remove && unlinkat(dfd, name, 0) < 0) {
-			if (errno != ENOENT)
+			/* EBUSY: a file mount point that statx could not tell (R3). */
+			if (errno == EBUSY)
+				rm_fail(w, fr, name, AGC_WALK_MOUNT, 0, RM_MOUNT_WHY);
+			else if (errno != ENOENT)
 				rm_fail(w, fr, name, rm_status(errno), errno, NULL);
 			return;
 		}
@@ -156,14 +303,21 @@ static void rm_entry(rm_walk *w, int dfd, const rm_frame *fr, const char *name, 
 		return;
 	}
 
-	/* R3: a mount point inside the artifact belongs to another file system; stay off it. */
+	/* R3: a directory on another file system is a mount point (or, where statx says it is
+	 * not one, a file system of its own such as a btrfs subvolume); stay off it. */
 	if (st.st_dev != w->dev) {
-		rm_fail(w, fr, name, AGC_WALK_XDEV, 0, "on another file system");
+		if (mnt == RM_MNT_NO)
+			rm_fail(w, fr, name, AGC_WALK_XDEV, 0, "on another file system");
+		else
+			rm_fail(w, fr, name, AGC_WALK_MOUNT, 0, RM_MOUNT_WHY);
 		return;
 	}
 	/* Bounded recursion: one fd and one frame per level must stay finite. */
 	if (depth >= RM_MAX_DEPTH) {
-		rm_fail(w, fr, name, AGC_WALK_ERROR, ELOOP, "directory tree too deep");
+		char why[64];
+
+		snprintf(why, sizeof(why), "directory tree deeper than %d levels", RM_MAX_DEPTH);
+		rm_fail(w, fr, name, AGC_WALK_DEEP, 0, why);
 		return;
 	}
 	/* R3: never follow a link into a directory, even one swapped in since fstatat. */
@@ -183,6 +337,17 @@ static void rm_entry(rm_walk *w, int dfd, const rm_frame *fr, const char *name, 
 	if (fstat(cfd, &now) < 0 || !same_file(&now, &st)) {
 		close(cfd);
 		rm_fail(w, fr, name, AGC_WALK_CHANGED, 0, "replaced while being removed");
+		return;
+	}
+	/* R3: asked again of the fd to be walked, so a mount made since the check, or one statx
+	 * could not tell, is not entered either; where nothing can tell, nothing is entered. */
+	mnt = fd_mount(cfd, dfd);
+	if (mnt != RM_MNT_NO) {
+		close(cfd);
+		if (mnt == RM_MNT_YES)
+			rm_fail(w, fr, name, AGC_WALK_MOUNT, 0, RM_MOUNT_WHY);
+		else
+			rm_fail(w, fr, name, AGC_WALK_ERROR, 0, "cannot tell whether it is a mount point");
 		return;
 	}
 
@@ -286,6 +451,11 @@ static int rm_leaf_fail(agc_rm_result *res, const char *rel, agc_walk_status st,
 		return agc_error_set(-1, "cannot %s '%s': not the file that was found", what, path);
 	if (st == AGC_WALK_XDEV)
 		return agc_error_set(-1, "cannot %s '%s': on another file system", what, path);
+	if (st == AGC_WALK_MOUNT)
+		return agc_error_set(-1, "cannot %s '%s': %s", what, path, RM_MOUNT_WHY);
+	if (st == AGC_WALK_DEEP)
+		return agc_error_set(-1, "cannot %s '%s': directory tree deeper than %d levels", what,
+				     path, RM_MAX_DEPTH);
 	if (err == EINVAL)
 		return agc_error_set(-1, "cannot %s '%s': not a clean relative path", what, path);
 	if (err)
@@ -294,9 +464,9 @@ static int rm_leaf_fail(agc_rm_result *res, const char *rel, agc_walk_status st,
 }
 
 /* Reach rel's parent and examine the leaf. On 0, *pfd is the parent (caller closes), *leaf
- * its name and *st what fstatat saw. */
+ * its name, *st what fstatat saw and *mnt whether it is a mount point. */
 static int rm_reach(int rootfd, const char *rel, int *pfd, const char **leaf, struct stat *st,
-		    agc_rm_result *res, const char *what)
+		    rm_mnt *mnt, agc_rm_result *res, const char *what)
 {
 	agc_walk_status ws;
 	int err;
@@ -305,7 +475,7 @@ static int rm_reach(int rootfd, const char *rel, int *pfd, const char **leaf, st
 	ws = agc_walk_parent(rootfd, rel, pfd, leaf, &err);
 	if (ws != AGC_WALK_OK)
 		return rm_leaf_fail(res, rel, ws, err, what);
-	if (fstatat(*pfd, *leaf, st, AT_SYMLINK_NOFOLLOW) < 0) {
+	if (rm_lstat(*pfd, *leaf, st, mnt) < 0) {
 		err = errno;
 		close(*pfd);
 		return rm_leaf_fail(res, rel, err == ENOENT ? AGC_WALK_ENOENT : rm_status(err), err, what);
@@ -313,12 +483,13 @@ static int rm_reach(int rootfd, const char *rel, int *pfd, const char **leaf, st
 	return 0;
 }
 
-/* Open the directory leaf of pfd and check it is the one st describes. Returns the fd or -1
- * (res and the message set). */
+/* Open the directory leaf of pfd and check it is the one st describes and not a mount point
+ * (R3). Returns the fd or -1 (res and the message set). */
 static int rm_open_leaf(int pfd, const char *leaf, const struct stat *st, const char *rel,
 			agc_rm_result *res, const char *what)
 {
 	struct stat now;
+	rm_mnt mnt;
 	int dfd, e;
 
 	/* R3: the artifact directory is entered without following a link swapped in. */
@@ -337,6 +508,25 @@ static int rm_open_leaf(int pfd, const char *leaf, const struct stat *st, const 
 		rm_leaf_fail(res, rel, AGC_WALK_CHANGED, 0, what);
 		return -1;
 	}
+	/* R3: an artifact dir that is itself a mount point (a bind mount of another dir, even
+	 * of the same file system) is never emptied; asked of the fd about to be walked. */
+	mnt = fd_mount(dfd, pfd);
+	if (mnt != RM_MNT_NO) {
+		close(dfd);
+		if (mnt == RM_MNT_YES) {
+			rm_leaf_fail(res, rel, AGC_WALK_MOUNT, 0, what);
+		} else {
+			char path[1024];
+			size_t len = 0;
+
+			res->status = AGC_WALK_ERROR;
+			res->err = 0;
+			path_add(path, sizeof(path), &len, rel);
+			agc_error_set(-1, "cannot %s '%s': cannot tell whether it is a mount point", what,
+				      path);
+		}
+		return -1;
+	}
 	return dfd;
 }
 
@@ -347,10 +537,11 @@ int agc_remove_beneath(int rootfd, const char *rel, dev_t expect_dev, ino_t expe
 	rm_frame top = {NULL, rel};
 	const char *leaf;
 	struct stat st, pst;
+	rm_mnt mnt;
 	int pfd, dfd, rc;
 
 	memset(res, 0, sizeof(*res));
-	rc = rm_reach(rootfd, rel, &pfd, &leaf, &st, res, "remove");
+	rc = rm_reach(rootfd, rel, &pfd, &leaf, &st, &mnt, res, "remove");
 	if (rc < 0)
 		return rc;
 	/* The artifact must still be the one discovery saw, or something else took its name. */
@@ -364,12 +555,21 @@ int agc_remove_beneath(int rootfd, const char *rel, dev_t expect_dev, ino_t expe
 	w.dev = st.st_dev;
 	w.res = res;
 
+	/* R3: an artifact that is itself a mount point (a dir, or a file bind-mounted over the
+	 * artifact's name) is left there: what it shows is not the artifact's. */
+	if (mnt == RM_MNT_YES) {
+		close(pfd);
+		return rm_leaf_fail(res, rel, AGC_WALK_MOUNT, 0, "remove");
+	}
 	if (!S_ISDIR(st.st_mode)) {
 		/* R2: a symlink artifact is removed as the link alone. */
 		if (w.remove && unlinkat(pfd, leaf, 0) < 0) {
 			int e = errno;
 
 			close(pfd);
+			/* EBUSY: a file mount point that statx could not tell (R3). */
+			if (e == EBUSY)
+				return rm_leaf_fail(res, rel, AGC_WALK_MOUNT, 0, "remove");
 			return rm_leaf_fail(res, rel, e == ENOENT ? AGC_WALK_ENOENT : rm_status(e), e,
 					    "remove");
 		}
@@ -383,7 +583,7 @@ int agc_remove_beneath(int rootfd, const char *rel, dev_t expect_dev, ino_t expe
 	 * another file system; it is left alone. */
 	if (fstat(pfd, &pst) < 0 || pst.st_dev != st.st_dev) {
 		close(pfd);
-		rm_leaf_fail(res, rel, AGC_WALK_XDEV, 0, "remove");
+		rm_leaf_fail(res, rel, mnt == RM_MNT_NO ? AGC_WALK_XDEV : AGC_WALK_MOUNT, 0, "remove");
 		return -1;
 	}
 	dfd = rm_open_leaf(pfd, leaf, &st, rel, res, "remove");
@@ -411,8 +611,10 @@ int agc_remove_measure(int rootfd, const char *rel, uint64_t max_entries, uint64
 	return agc_remove_visit(rootfd, rel, max_entries, NULL, NULL, bytes, mtime_ms_out);
 }
 
-/* Measure (and visit) what st describes at leaf of the directory pfd (borrowed). */
-static int measure_from(int pfd, const char *leaf, const struct stat *st, uint64_t max_entries,
+/* Measure (and visit) what st describes at leaf of the directory pfd (borrowed). An artifact
+ * that is a mount point (mnt) measures 0 bytes: nothing behind a mount is counted (R3). */
+static int measure_from(int pfd, const char *leaf, const struct stat *st, rm_mnt mnt,
+			uint64_t max_entries,
 			void (*visit)(const struct stat *st, void *ud), void *ud, uint64_t *bytes,
 			int64_t *mtime_ms_out)
 {
@@ -428,8 +630,15 @@ static int measure_from(int pfd, const char *leaf, const struct stat *st, uint64
 	w.max_entries = max_entries;
 	w.mtime_ms = mtime_ms(st);
 	w.res = &res;
-	if (S_ISDIR(st->st_mode)) {
+	if (mnt == RM_MNT_YES) {
+		/* not entered, not counted, yet still there to be reported */
+	} else if (S_ISDIR(st->st_mode)) {
 		dfd = rm_open_leaf(pfd, leaf, st, leaf, &res, "measure");
+		if (dfd < 0 && res.status == AGC_WALK_MOUNT) {
+			*bytes = 0;
+			*mtime_ms_out = w.mtime_ms;
+			return 0;
+		}
 		if (dfd < 0)
 			return res.status == AGC_WALK_ENOENT ? AGC_ENOTFOUND : -1;
 		/* What cannot be read inside (permission, another file system) is left out of
@@ -450,12 +659,13 @@ int agc_remove_visit(int rootfd, const char *rel, uint64_t max_entries,
 	agc_rm_result res = {0};
 	const char *leaf;
 	struct stat st;
+	rm_mnt mnt;
 	int pfd, rc;
 
-	rc = rm_reach(rootfd, rel, &pfd, &leaf, &st, &res, "measure");
+	rc = rm_reach(rootfd, rel, &pfd, &leaf, &st, &mnt, &res, "measure");
 	if (rc < 0)
 		return rc;
-	rc = measure_from(pfd, leaf, &st, max_entries, visit, ud, bytes, mtime_ms_out);
+	rc = measure_from(pfd, leaf, &st, mnt, max_entries, visit, ud, bytes, mtime_ms_out);
 	close(pfd);
 	return rc;
 }
@@ -471,15 +681,17 @@ int agc_remove_visit_in(int dirfd, const char *name, const struct stat *st, uint
 			int64_t *mtime_ms_out)
 {
 	struct stat own;
+	rm_mnt mnt = RM_MNT_UNKNOWN;
 
 	/* One name in an open directory: no path is walked, nothing through a link. */
 	if (!agc_walk_rel_ok(name) || strchr(name, '/'))
 		return agc_error_set(-1, "'%s' is not a name", name);
 	if (!st) {
-		if (fstatat(dirfd, name, &own, AT_SYMLINK_NOFOLLOW) < 0)
+		if (rm_lstat(dirfd, name, &own, &mnt) < 0)
 			return errno == ENOENT ? AGC_ENOTFOUND
 					       : agc_error_errno(-1, errno, "cannot measure '%s'", name);
 		st = &own;
 	}
-	return measure_from(dirfd, name, st, max_entries, visit, ud, bytes, mtime_ms_out);
+	/* With the caller's st, a dir that is a mount point is still told by rm_open_leaf. */
+	return measure_from(dirfd, name, st, mnt, max_entries, visit, ud, bytes, mtime_ms_out);
 }

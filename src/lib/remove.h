@@ -7,6 +7,11 @@
 
 #include "walk.h"
 
+/* How deep a directory tree inside an artifact may go (R8). Each level holds one fd and one
+ * stack frame, so the bound keeps both finite whatever the tree looks like; a deeper tree is
+ * left with AGC_WALK_DEEP. */
+#define AGC_RM_MAX_DEPTH 512
+
 typedef enum agc_rm_flags {
 	AGC_RM_DRY_RUN = 1 << 0, /* count what would go, change nothing */
 } agc_rm_flags;
@@ -28,7 +33,12 @@ typedef struct agc_rm_result {
  * - a directory is emptied depth first through fds opened with O_NOFOLLOW|O_DIRECTORY, each
  *   subdirectory's (dev, ino) checked after opening against what fstatat saw before (a dir
  *   swapped for a link mid-run is not entered), subdirectories on another device are not
- *   entered (AGC_WALK_XDEV), then removed; when last is non-NULL and names a direct child of
+ *   entered (AGC_WALK_XDEV), then removed;
+ * - a mount point, inside the artifact or the artifact itself, is never entered nor removed,
+ *   even one of the same file system (a bind mount): AGC_WALK_MOUNT (R3); it is told by statx
+ *   (STATX_ATTR_MOUNT_ROOT) or, on kernels without it, by the mount id in /proc/self/fdinfo,
+ *   and where neither can tell a directory is not entered (AGC_WALK_ERROR);
+ * - a tree deeper than AGC_RM_MAX_DEPTH levels is left below that depth (AGC_WALK_DEEP); when last is non-NULL and names a direct child of
  *   that directory, that child is removed after every other one;
  * - work goes on past a failed entry, so as much as possible is removed; the first failure is
  *   reported in res.
@@ -38,14 +48,15 @@ int agc_remove_beneath(int rootfd, const char *rel, dev_t expect_dev, ino_t expe
 		       const char *last, unsigned flags, agc_rm_result *res);
 
 /* Sum the size and newest mtime of what lies at rel beneath rootfd without following links
- * (a directory recursively, at most max_entries entries). Used by discovery and ls.
+ * (a directory recursively, at most max_entries entries). Used by discovery and ls. Nothing
+ * behind a mount point is counted (R3): an artifact that is one measures 0 bytes.
  * Returns 0, AGC_ENOTFOUND, or -1. *bytes and *mtime_ms are written on 0. */
 int agc_remove_measure(int rootfd, const char *rel, uint64_t max_entries, uint64_t *bytes,
 		       int64_t *mtime_ms);
 
 struct stat;
 /* agc_remove_measure that also calls visit with the lstat of every entry inside a directory
- * (not the artifact itself). */
+ * (not the artifact itself), never of a mount point nor of what lies behind one. */
 int agc_remove_visit(int rootfd, const char *rel, uint64_t max_entries,
 		     void (*visit)(const struct stat *st, void *ud), void *ud, uint64_t *bytes,
 		     int64_t *mtime_ms);

@@ -32,6 +32,10 @@ const char *agc_walk_status_name(agc_walk_status st)
 		return "changed";
 	case AGC_WALK_XDEV:
 		return "xdev";
+	case AGC_WALK_MOUNT:
+		return "mount";
+	case AGC_WALK_DEEP:
+		return "too deep";
 	case AGC_WALK_PERM:
 		return "permission";
 	case AGC_WALK_ERROR:

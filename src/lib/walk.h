@@ -14,6 +14,8 @@ typedef enum agc_walk_status {
 	AGC_WALK_NOTDIR,     /* a component between the root and the leaf is not a directory */
 	AGC_WALK_CHANGED,    /* the leaf is not the (dev, ino) discovery saw, or a dir was swapped */
 	AGC_WALK_XDEV,       /* a directory inside the artifact is on another file system (R3) */
+	AGC_WALK_MOUNT,      /* the artifact is, or holds, a mount point: not entered (R3) */
+	AGC_WALK_DEEP,       /* a directory tree deeper than AGC_RM_MAX_DEPTH levels (R8) */
 	AGC_WALK_PERM,       /* EACCES or EPERM */
 	AGC_WALK_ERROR,      /* any other errno */
 } agc_walk_status;
