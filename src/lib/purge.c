@@ -460,10 +460,23 @@ static void list_plan(agc_plan *p, agc_report *r, bool as_residual_links)
 		const agc_artifact *a = &p->arts.v[i];
 		char *abs = agc_plan_abspath(p->roots, a->root, a->rel);
 
+		agc_rm_result rr;
+		int rootfd = agc_plan_rootfd(p, a->root);
+
 		if (as_residual_links && a->behind_link)
 			agc_report_add_item(r, true, kind_name(a->kind), abs, NULL, "symlink", a->session, 1,
 					    a->bytes, a->mtime_ms);
-		else
+		/* A dry run walks each dir as the removal would, so a mount point inside (R3) or a
+		 * tree too deep is told before anything changes, as the purge would. */
+		else if (as_residual_links && a->kind == 'd' && rootfd >= 0 &&
+			 agc_remove_beneath(rootfd, a->rel, a->dev, a->ino, a->last, AGC_RM_DRY_RUN, &rr) < 0 &&
+			 (rr.status == AGC_WALK_MOUNT || rr.status == AGC_WALK_XDEV || rr.status == AGC_WALK_DEEP)) {
+			char *why = reason_of(rr.status, rr.err);
+
+			agc_report_add_item(r, true, kind_name(a->kind), abs, NULL, why ? why : "error",
+					    a->session, 1, a->bytes, a->mtime_ms);
+			free(why);
+		} else
 			agc_report_add_item(r, false, kind_name(a->kind), abs, NULL, NULL, a->session, 1,
 					    a->bytes, a->mtime_ms);
 		free(abs);
