@@ -16,6 +16,11 @@ void agc_lines_init(agc_lines *lr, int fd, size_t max_line)
 	lr->max_line = max_line ? max_line : AGC_LINE_MAX;
 }
 
+void agc_lines_limit(agc_lines *lr, uint64_t max_bytes)
+{
+	lr->max_bytes = max_bytes;
+}
+
 void agc_lines_release(agc_lines *lr)
 {
 	free(lr->buf);
@@ -54,12 +59,27 @@ static ssize_t fill(agc_lines *lr)
 		lr->buf = p;
 		lr->cap = cap;
 	}
-	do
-		n = read(lr->fd, lr->buf + lr->end, lr->cap - 1 - lr->end);
-	while (n < 0 && errno == EINTR);
+	{
+		size_t room = lr->cap - 1 - lr->end;
+
+		/* R8: the bound holds inside a line too, so a head read never scans on to the
+		 * end of one huge line (a 20 GB sparse file of zeros). */
+		if (lr->max_bytes) {
+			if (lr->nread >= lr->max_bytes) {
+				lr->capped = true;
+				return 0;
+			}
+			if (room > lr->max_bytes - lr->nread)
+				room = (size_t)(lr->max_bytes - lr->nread);
+		}
+		do
+			n = read(lr->fd, lr->buf + lr->end, room);
+		while (n < 0 && errno == EINTR);
+	}
 	if (n < 0)
 		return agc_error_errno(-1, errno, "cannot read");
 	lr->end += (size_t)n;
+	lr->nread += (uint64_t)n;
 	return n;
 }
 
@@ -93,6 +113,9 @@ int agc_lines_next(agc_lines *lr, const char **line, size_t *len, bool *toolong)
 			return 1;
 		}
 		if (lr->eof) {
+			/* A line cut by the byte bound is not a line: its end was never read. */
+			if (lr->capped && !lr->skipping)
+				lr->start = lr->end;
 			if (lr->end > lr->start && !lr->skipping) {
 				char *s = lr->buf + lr->start;
 				size_t l = lr->end - lr->start;
@@ -129,17 +152,66 @@ int agc_lines_next(agc_lines *lr, const char **line, size_t *len, bool *toolong)
 	}
 }
 
+/* The error of agc_open_file_at: message set (why, else strerror(e)), errno e kept. */
+static int open_fail(int e, const char *why, const char *name)
+{
+	if (why)
+		agc_error_set(-1, "cannot open '%s': %s", name, why);
+	else
+		agc_error_errno(-1, e, "cannot open '%s'", name);
+	errno = e;
+	return -1;
+}
+
+int agc_open_file_at(int dirfd, const char *name, unsigned flags, struct stat *st)
+{
+	bool follow = flags & AGC_OPEN_FOLLOW;
+	struct stat seen, now;
+	int fd, e;
+
+	/* R8: look before opening. Opening a FIFO blocks until a writer comes (or, non-blocking,
+	 * still talks to one), a device may act on open (a tape rewinds, a modem line rises) and
+	 * /dev/zero never ends: only a regular file is ever opened. */
+	if (fstatat(dirfd, name, &seen, follow ? 0 : AT_SYMLINK_NOFOLLOW) < 0) {
+		e = errno;
+		if (e == ENOENT) {
+			errno = e;
+			return AGC_ENOTFOUND;
+		}
+		return open_fail(e, NULL, name);
+	}
+	/* R2: never read through a link planted in a file's place, unless asked to. */
+	if (S_ISLNK(seen.st_mode))
+		return open_fail(ELOOP, "a symbolic link", name);
+	if (!S_ISREG(seen.st_mode))
+		return open_fail(EINVAL, "not a regular file", name);
+	/* O_NONBLOCK and O_NOCTTY: should a FIFO or a terminal take the name between the look and
+	 * the open, the open neither blocks nor adopts it; it is refused below. */
+	fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | (follow ? 0 : O_NOFOLLOW));
+	if (fd < 0) {
+		e = errno;
+		if (e == ENOENT) {
+			errno = e;
+			return AGC_ENOTFOUND;
+		}
+		return open_fail(e, e == ELOOP && !follow ? "a symbolic link" : NULL, name);
+	}
+	if (fstat(fd, &now) < 0 || !S_ISREG(now.st_mode) || now.st_dev != seen.st_dev ||
+	    now.st_ino != seen.st_ino) {
+		close(fd);
+		return open_fail(ESTALE, "changed while being opened", name);
+	}
+	if (st)
+		*st = now;
+	return fd;
+}
+
 int agc_read_at(int dirfd, const char *name, size_t max, agc_buf *out)
 {
-	int fd;
+	int fd = agc_open_file_at(dirfd, name, 0, NULL);
 
-	/* O_NOFOLLOW: a document is never read through a link planted in its place (R2). */
-	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0) {
-		if (errno == ENOENT)
-			return AGC_ENOTFOUND;
-		return agc_error_errno(-1, errno, "cannot open '%s'", name);
-	}
+	if (fd < 0)
+		return fd;
 	return agc_read_fd(fd, name, max, out);
 }
 

@@ -6,6 +6,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
+#include <sys/types.h>
 
 #include "buf.h"
 
@@ -19,18 +21,39 @@ typedef struct agc_lines {
 	size_t cap, start, end;
 	size_t max_line;
 	uint64_t offset;   /* file offset of the line last returned */
+	uint64_t max_bytes; /* read no more than this from fd (0: no bound), see agc_lines_limit */
+	uint64_t nread;     /* bytes read from fd so far */
 	bool eof, skipping;
+	bool capped;        /* max_bytes was reached: what follows was never read */
 } agc_lines;
 
 void agc_lines_init(agc_lines *lr, int fd, size_t max_line);
+/* Read at most max_bytes from the fd in all (R8): a head read stays bounded even inside one
+ * over-long line, which is otherwise skipped by reading on to its end. The reader then ends
+ * as at end of file, and a line cut by the bound is not returned. */
+void agc_lines_limit(agc_lines *lr, uint64_t max_bytes);
 /* Next line without its newline (NUL-terminated, valid until the next call). A line longer than
  * max_line is skipped and reported once with *toolong set and *len 0. Returns 1 for a line, 0 at
  * end of file, -1 on a read error (error set). */
 int agc_lines_next(agc_lines *lr, const char **line, size_t *len, bool *toolong);
 void agc_lines_release(agc_lines *lr);
 
+typedef enum agc_open_flags {
+	AGC_OPEN_FOLLOW = 1 << 0, /* name may be a symlink to a file (discovery reading through one) */
+} agc_open_flags;
+
+/* Open the regular file name of dirfd (borrowed) for reading, the one way agentgc opens a file
+ * to read it (R8): the entry is examined first and anything but a regular file (a FIFO, a
+ * device, a socket, a directory; a symlink unless AGC_OPEN_FOLLOW) is never opened; the open
+ * uses O_NOFOLLOW|O_NONBLOCK|O_CLOEXEC|O_NOCTTY, and the file opened must be the one examined.
+ * Returns the fd (the caller closes it; *st, when non-NULL, is its fstat), AGC_ENOTFOUND, or -1
+ * with the error set and errno kept: ELOOP for a link, EINVAL for a file that is not
+ * regular, ESTALE when the entry changed between the look and the open. */
+int agc_open_file_at(int dirfd, const char *name, unsigned flags, struct stat *st);
+
 /* Read a whole regular file name beneath dirfd (never through a symlink) into out, at most max
- * bytes (out's own cap must allow max + 1). Returns 0, AGC_ENOTFOUND, or -1 (too large, not a regular file, I/O). */
+ * bytes (out's own cap must allow max + 1). A FIFO or a device is never opened
+ * (agc_open_file_at). Returns 0, AGC_ENOTFOUND, or -1 (too large, not a regular file, I/O). */
 int agc_read_at(int dirfd, const char *name, size_t max, agc_buf *out);
 
 /* The same for an open fd, which it consumes (closed on every path). */

@@ -75,19 +75,16 @@ int agc_lines_rewrite(int rootfd, const agc_lineset *ls, char *const *ids, size_
 			return 0;
 		return agc_error_set(-1, "cannot reach '%s': %s", ls->rel, agc_walk_status_name(ws));
 	}
-	fd = openat(dfd, leaf, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	/* R8: a FIFO or a device in the shared file's place is never opened, only reported. */
+	fd = agc_open_file_at(dfd, leaf, 0, &st);
 	if (fd < 0) {
-		if (errno == ENOENT) {
+		if (fd == AGC_ENOTFOUND) {
+			fd = -1;
 			rc = 0;
 			goto out;
 		}
+		/* the message ("cannot open '<leaf>': not a regular file") is set */
 		res->reason = errno == ELOOP ? "symlink" : errno == EACCES ? "permission" : "error";
-		agc_error_errno(-1, errno, "cannot open '%s'", ls->rel);
-		goto out;
-	}
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		res->reason = "error";
-		agc_error_set(-1, "'%s' is not a regular file", ls->rel);
 		goto out;
 	}
 	/* A file held open by a process is not rewritten: a writer holding the old inode would

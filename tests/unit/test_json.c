@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -544,6 +545,114 @@ static void test_json_read_at_not_regular(void **state)
 	agc_buf_release(&b);
 }
 
+/* R8: only a regular file is opened: a FIFO, a character device (the node of /dev/zero), a
+ * socket or a directory is refused before any open (errno EINVAL), a link unless followed is
+ * ELOOP, a regular file gives an fd with its fstat. */
+static void test_json_open_file_at(void **state)
+{
+	struct stat st;
+	int fd;
+
+	(void)state;
+	write_file("reg", "12345", 5);
+	fd = agc_open_file_at(dirfd_, "reg", 0, &st);
+	assert_true(fd >= 0);
+	assert_true(S_ISREG(st.st_mode));
+	assert_int_equal(st.st_size, 5);
+	/* O_CLOEXEC and O_NONBLOCK are set */
+	assert_true(fcntl(fd, F_GETFD) & FD_CLOEXEC);
+	assert_true(fcntl(fd, F_GETFL) & O_NONBLOCK);
+	close(fd);
+	assert_int_equal(agc_open_file_at(dirfd_, "nope", 0, NULL), AGC_ENOTFOUND);
+
+	assert_int_equal(mkfifo(P("fifo"), 0600), 0);
+	alarm(10); /* a blocking open would hang the run: die instead */
+	agc_error_clear();
+	assert_int_equal(agc_open_file_at(dirfd_, "fifo", 0, NULL), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_non_null(strstr(agc_error_last(), "cannot open 'fifo': not a regular file"));
+	/* a FIFO reached through a followed link is refused just the same */
+	assert_int_equal(symlink("fifo", P("tofifo")), 0);
+	assert_int_equal(agc_open_file_at(dirfd_, "tofifo", AGC_OPEN_FOLLOW, NULL), -1);
+	assert_int_equal(errno, EINVAL);
+	alarm(0);
+
+	assert_int_equal(mkdir(P("dir"), 0700), 0);
+	assert_int_equal(agc_open_file_at(dirfd_, "dir", 0, NULL), -1);
+	assert_int_equal(errno, EINVAL);
+
+	assert_int_equal(symlink("reg", P("link")), 0);
+	assert_int_equal(agc_open_file_at(dirfd_, "link", 0, NULL), -1);
+	assert_int_equal(errno, ELOOP);
+	fd = agc_open_file_at(dirfd_, "link", AGC_OPEN_FOLLOW, &st);
+	assert_true(fd >= 0);
+	assert_int_equal(st.st_size, 5);
+	close(fd);
+
+	/* the node of /dev/zero: never opened (mknod needs CAP_MKNOD; skipped without it) */
+	if (mknod(P("zero"), S_IFCHR | 0600, makedev(1, 5)) == 0) {
+		alarm(10);
+		assert_int_equal(agc_open_file_at(dirfd_, "zero", 0, NULL), -1);
+		assert_int_equal(errno, EINVAL);
+		alarm(0);
+	} else {
+		print_message("mknod: %s: the device case is not run\n", strerror(errno));
+	}
+}
+
+/* R8: agc_lines_limit bounds the bytes read in all, even inside one line without an end that
+ * the reader would otherwise skip to its end; a line cut by the bound is not returned. */
+static void test_json_lines_limit(void **state)
+{
+	static char data[300000];
+	agc_lines lr;
+	const char *line;
+	size_t len;
+	bool toolong;
+	int fd;
+
+	(void)state;
+	memcpy(data, "{\"a\":1}\n", 8);
+	memset(data + 8, 'x', sizeof(data) - 8); /* one line, no newline, longer than the bound */
+	write_file("long", data, sizeof(data));
+	fd = open(P("long"), O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	agc_lines_init(&lr, fd, 1000);
+	agc_lines_limit(&lr, 100000);
+	assert_int_equal(agc_lines_next(&lr, &line, &len, &toolong), 1);
+	assert_false(toolong);
+	assert_int_equal(len, 7);
+	/* the over-long rest is skipped up to the bound, never read further */
+	while (agc_lines_next(&lr, &line, &len, &toolong) == 1)
+		assert_true(toolong);
+	assert_true(lr.capped);
+	assert_true(lr.nread <= 100000);
+	assert_int_equal(lseek(fd, 0, SEEK_CUR), (off_t)lr.nread);
+	agc_lines_release(&lr);
+
+	/* a short line cut by the bound is dropped, not returned as a whole line */
+	memcpy(data, "{\"a\":1}\n{\"b\":2}\n", 16);
+	write_file("cut", data, 16);
+	assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
+	close(fd);
+	fd = open(P("cut"), O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	agc_lines_init(&lr, fd, 0);
+	agc_lines_limit(&lr, 12);
+	assert_int_equal(agc_lines_next(&lr, &line, &len, &toolong), 1);
+	assert_string_equal(line, "{\"a\":1}");
+	assert_int_equal(agc_lines_next(&lr, &line, &len, &toolong), 0);
+	agc_lines_release(&lr);
+	/* without a bound both come */
+	assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
+	agc_lines_init(&lr, fd, 0);
+	assert_int_equal(agc_lines_next(&lr, &line, &len, &toolong), 1);
+	assert_int_equal(agc_lines_next(&lr, &line, &len, &toolong), 1);
+	assert_string_equal(line, "{\"b\":2}");
+	agc_lines_release(&lr);
+	close(fd);
+}
+
 /* R8: malformed JSON is NULL, quietly: NaN, overflowing numbers, truncation, junk. */
 static void test_json_parse_malformed(void **state)
 {
@@ -657,6 +766,8 @@ int main(void)
 		T(test_json_read_at_too_large),
 		T(test_json_read_at_missing),
 		T(test_json_read_at_not_regular),
+		T(test_json_open_file_at),
+		T(test_json_lines_limit),
 		T(test_json_parse_malformed),
 		T(test_json_parse_deep),
 		T(test_json_parse_str),

@@ -24,6 +24,7 @@
 #define REGISTRY_MAX 262144           /* Claude's own reader caps the file here */
 #define HEAD_LINES 50                 /* ls reads at most this many lines of a transcript */
 #define HEAD_BYTES ((uint64_t)1 << 20)
+#define HEAD_LINE_MAX ((size_t)256 * 1024) /* a longer line of a transcript head is skipped */
 #define STARTED_AT_TOLERANCE_MS 15000 /* startedAt is taken a little after the process starts */
 #define DIR_ENTRIES_MAX ((size_t)10 << 20)
 
@@ -505,10 +506,12 @@ static const char *prompt_text(const json_t *msg)
 	return NULL;
 }
 
-/* Read title, cwd and creation time from the first lines of a transcript, never the whole. */
+/* Read title, cwd and creation time from the first lines of a transcript, never the whole: a
+ * FIFO or a device is never opened, and at most HEAD_BYTES plus one line are read even when
+ * the head is one line without an end (R8). */
 static void read_head(int dirfd_, const char *name, head *h)
 {
-	int fd = openat(dirfd_, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	int fd = agc_open_file_at(dirfd_, name, 0, NULL);
 	agc_lines lr;
 	const char *line;
 	size_t len;
@@ -519,7 +522,8 @@ static void read_head(int dirfd_, const char *name, head *h)
 	memset(h, 0, sizeof(*h));
 	if (fd < 0)
 		return;
-	agc_lines_init(&lr, fd, 256 * 1024);
+	agc_lines_init(&lr, fd, HEAD_LINE_MAX);
+	agc_lines_limit(&lr, HEAD_BYTES + HEAD_LINE_MAX);
 	while (n++ < HEAD_LINES && lr.offset < HEAD_BYTES && agc_lines_next(&lr, &line, &len, &toolong) == 1) {
 		json_t *j;
 		const char *t, *v;
@@ -667,11 +671,13 @@ static int discover_history(agc_plan *p, int cfg)
 	/* A linked history.jsonl is read through the link (discovery only, read-only) so the
 	 * session stays findable; the rewrite itself refuses the link (R2). */
 	{
-		int fd = openat(cfg, "history.jsonl",
-				O_RDONLY | O_CLOEXEC | O_NONBLOCK | (S_ISLNK(st.st_mode) ? 0 : O_NOFOLLOW));
+		/* R8: a FIFO or a device there is never opened, only reported. */
+		int fd = agc_open_file_at(cfg, "history.jsonl", S_ISLNK(st.st_mode) ? AGC_OPEN_FOLLOW : 0, NULL);
 
-		rc = fd < 0 ? agc_error_errno(-1, errno, "cannot open 'history.jsonl'")
-			    : agc_read_fd(fd, "history.jsonl", (size_t)1 << 30, &in);
+		if (fd == AGC_ENOTFOUND)
+			rc = agc_error_errno(-1, ENOENT, "cannot open 'history.jsonl'");
+		else
+			rc = fd < 0 ? -1 : agc_read_fd(fd, "history.jsonl", (size_t)1 << 30, &in);
 	}
 	if (rc < 0) {
 		char *why = agc_strfmt("error: %s", agc_error_last());
