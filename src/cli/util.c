@@ -196,35 +196,39 @@ static bool cp_unsafe(uint32_t c)
 size_t cli_text(FILE *f, const char *str, unsigned flags)
 {
 	const unsigned char *s = (const unsigned char *)str;
-	size_t n = strlen(str), i = 0, out = 0, k, j;
+	size_t n = strlen(str), i = 0, run = 0, out = 0, k, j;
 	uint32_t c;
 
 	while (i < n) {
 		k = utf8_seq(s + i, n - i, &c);
+		if (k > 0 && !cp_unsafe(c) && !((flags & CLI_TEXT_QUOTED) && (c == '\'' || c == '\\'))) {
+			i += k;
+			continue;
+		}
+		/* what is printed as itself goes out in one write */
+		fwrite(s + run, 1, i - run, f);
+		out += i - run;
 		if (k == 0) {
 			/* not UTF-8: the byte itself, visibly */
 			out += (size_t)fprintf(f, "\\x%02x", s[i]);
-			i++;
-			continue;
-		}
-		if ((flags & CLI_TEXT_LINE) && (c == '\n' || c == '\t' || c == '\r')) {
+			k = 1;
+		} else if ((flags & CLI_TEXT_LINE) && (c == '\n' || c == '\t' || c == '\r')) {
 			fputc(' ', f);
 			out++;
-		} else if ((flags & CLI_TEXT_QUOTED) && (c == '\'' || c == '\\')) {
+		} else if (c == '\'' || c == '\\') {
 			out += (size_t)fprintf(f, "\\%c", (int)c);
-		} else if (cp_unsafe(c) && ((flags & CLI_TEXT_QUOTED) || c < 0x80)) {
+		} else if ((flags & CLI_TEXT_QUOTED) || c < 0x80) {
 			/* inside $'...' the exact bytes, so that the path pastes back */
 			for (j = 0; j < k; j++)
 				out += (size_t)fprintf(f, "\\x%02x", s[i + j]);
-		} else if (cp_unsafe(c)) {
-			out += (size_t)fprintf(f, "\\u%04x", (unsigned)c);
 		} else {
-			fwrite(s + i, 1, k, f);
-			out += k;
+			out += (size_t)fprintf(f, "\\u%04x", (unsigned)c);
 		}
 		i += k;
+		run = i;
 	}
-	return out;
+	fwrite(s + run, 1, i - run, f);
+	return out + (i - run);
 }
 
 void cli_pad(FILE *f, size_t printed, size_t width)
