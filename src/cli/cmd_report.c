@@ -60,8 +60,7 @@ static void print_items(const cli *c, const agc_report *r, bool residual, const 
 			printf("%llu rows of ", (unsigned long long)it->count);
 			cli_text(stdout, it->table, CLI_TEXT_LINE);
 			printf(" in ");
-		}
-		else if (strcmp(it->kind, "lines") == 0 || strcmp(it->kind, "rows") == 0)
+		} else if (strcmp(it->kind, "lines") == 0 || strcmp(it->kind, "rows") == 0)
 			printf("%llu %s of ", (unsigned long long)it->count, it->kind);
 		cli_path(stdout, it->path ? it->path : "");
 		if (residual) {
@@ -115,8 +114,7 @@ static int one(cli *c, const char *what, const char *agent, const char *id, unsi
 		if (st == AGC_ST_ERROR) {
 			cli_err("%s %s: %s", agc_report_agent(r), agc_report_id(r), agc_report_error(r));
 		} else if (st == AGC_ST_NOT_FOUND) {
-			if (!c->quiet)
-			{
+			if (!c->quiet) {
 				printf("not found: ");
 				cli_text(stdout, agc_report_agent(r), CLI_TEXT_LINE);
 				putchar(' ');

@@ -461,17 +461,19 @@ json_t *cli_session_json(const agc_session_info *s)
 static void json_put(FILE *f, const char *text)
 {
 	const unsigned char *s = (const unsigned char *)text;
-	size_t n = strlen(text), i = 0, k;
+	size_t n = strlen(text), i = 0, run = 0, k;
 	uint32_t c;
 
 	while (i < n) {
-		k = utf8_seq(s + i, n - i, &c);
-		if (k > 1 && cp_unsafe(c))
+		k = s[i] < 0x80 ? 1 : utf8_seq(s + i, n - i, &c);
+		if (k > 1 && cp_unsafe(c)) {
+			fwrite(s + run, 1, i - run, f);
 			fprintf(f, "\\u%04x", (unsigned)c);
-		else
-			fwrite(s + i, 1, k ? k : 1, f);
+			run = i + k;
+		}
 		i += k ? k : 1;
 	}
+	fwrite(s + run, 1, i - run, f);
 	fputc('\n', f);
 }
 
