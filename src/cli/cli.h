@@ -49,7 +49,24 @@ int cli_ctx(cli *c);
 /* Human formats. */
 void cli_size(uint64_t bytes, char *out, size_t n);     /* IEC: "1.2 MiB" */
 void cli_ago(int64_t now_ms, int64_t t_ms, char *out, size_t n); /* "3d ago" */
-/* Print a path, quoted when it holds spaces, quotes or control characters. */
+/* How cli_text shows a string. */
+enum cli_text_flags {
+	CLI_TEXT_LINE = 1 << 0,   /* newline, tab and CR as a space: one table row, one line */
+	CLI_TEXT_QUOTED = 1 << 1, /* inside $'...': quote and backslash escaped, every neutralised
+				     character as its exact bytes (\xHH), so the text pastes back */
+};
+/* Print a string that comes from agent data (titles, projects, paths, commands, ids, messages
+ * that embed them), the one way every human printer does (SPEC "Output"): control characters
+ * (C0 with ESC, DEL, C1) and invalid UTF-8 bytes shown as \xHH, C1 and bidirectional
+ * controls as \uHHHH, so no escape sequence or reordering reaches the terminal. Returns the
+ * bytes written. */
+size_t cli_text(FILE *f, const char *s, unsigned flags);
+/* True when cli_text would print s unchanged. */
+bool cli_text_safe(const char *s);
+/* Spaces after a field that took printed bytes, up to width. */
+void cli_pad(FILE *f, size_t printed, size_t width);
+/* Print a path through cli_text, as $'...' when it holds spaces, quotes or anything cli_text
+ * neutralises. */
 void cli_path(FILE *f, const char *path);
 /* Colour escape when colour is on, else "". */
 const char *cli_c(const cli *c, const char *code);
@@ -62,6 +79,12 @@ void cli_report_json(const cli *c, const agc_report *r, const char *what);
 void cli_iso(int64_t ms, char *out, size_t n);
 
 #include <jansson.h>
+/* A JSON string of agent data: invalid UTF-8 bytes as U+FFFD (never NULL but out of memory);
+ * null for NULL. */
+json_t *cli_json_str(const char *s);
+/* Set key in o to cli_json_str(s), and when s is not valid UTF-8 also <key>_bytes to its exact
+ * bytes in base64 (SPEC "Output": no key is ever dropped). Returns 0 or -1. */
+int cli_json_set_str(json_t *o, const char *key, const char *s);
 json_t *cli_session_json(const agc_session_info *s);
 /* Print one JSON line and release o. */
 void cli_json_print(json_t *o);

@@ -29,16 +29,21 @@ static int print_session(const agc_session_info *s, void *ud)
 		       "SIZE", "LIVE", "PROJECT / TITLE", cli_c(st->c, "\033[0m"));
 	cli_size(s->bytes, size, sizeof(size));
 	cli_ago(st->now, s->updated_ms, ago, sizeof(ago));
-	printf("%-8s %s%-36s%s %-9s %9s  %-4s ", s->agent, cli_c(st->c, "\033[36m"), s->id,
-	       cli_c(st->c, "\033[0m"), ago, size, s->live ? "yes" : "");
-	if (s->parent)
-		printf("(child of %s) ", s->parent);
+	/* every string of a row is agent data: through cli_text (SPEC "Output") */
+	cli_pad(stdout, cli_text(stdout, s->agent, CLI_TEXT_LINE), 8);
+	printf(" %s", cli_c(st->c, "\033[36m"));
+	cli_pad(stdout, cli_text(stdout, s->id, CLI_TEXT_LINE), 36);
+	printf("%s %-9s %9s  %-4s ", cli_c(st->c, "\033[0m"), ago, size, s->live ? "yes" : "");
+	if (s->parent) {
+		printf("(child of ");
+		cli_text(stdout, s->parent, CLI_TEXT_LINE);
+		printf(") ");
+	}
 	cli_path(stdout, s->project ? s->project : "-");
 	if (s->title) {
+		/* titles are prompt text: kept on one line */
 		printf("  ");
-		/* titles are prompt text: keep them on one line */
-		for (const char *p = s->title; *p; p++)
-			putchar((unsigned char)*p < 0x20 ? ' ' : *p);
+		cli_text(stdout, s->title, CLI_TEXT_LINE);
 	}
 	putchar('\n');
 	return 0;

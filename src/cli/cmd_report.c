@@ -11,7 +11,10 @@ static void print_holders(const cli *c, const agc_report *r, FILE *f)
 	for (i = 0; i < agc_report_holder_count(r); i++) {
 		const agc_holder_info *h = agc_report_holder(r, i);
 
-		fprintf(f, "  held by pid %d (%s): %s", h->pid, h->why, h->command ? h->command : "");
+		fprintf(f, "  held by pid %d (", h->pid);
+		cli_text(f, h->why, CLI_TEXT_LINE);
+		fputs("): ", f);
+		cli_text(f, h->command ? h->command : "", CLI_TEXT_LINE);
 		if (h->what && strcmp(h->what, agc_report_id(r)) != 0) {
 			fputs(" [", f);
 			cli_path(f, h->what);
@@ -22,12 +25,24 @@ static void print_holders(const cli *c, const agc_report *r, FILE *f)
 	(void)c;
 }
 
+/* "AGENT ID" of a report: the id may be the one typed, or read from agent data. */
+static void who(FILE *f, const agc_report *r)
+{
+	cli_text(f, agc_report_agent(r), CLI_TEXT_LINE);
+	fputc(' ', f);
+	cli_text(f, agc_report_id(r), CLI_TEXT_LINE);
+}
+
 static void print_hints(const agc_report *r)
 {
 	size_t i;
 
-	for (i = 0; i < agc_report_hint_count(r); i++)
-		fprintf(stderr, "hint: %s\n", agc_report_hint(r, i));
+	for (i = 0; i < agc_report_hint_count(r); i++) {
+		/* hints name paths and commands */
+		fputs("hint: ", stderr);
+		cli_text(stderr, agc_report_hint(r, i), 0);
+		fputc('\n', stderr);
+	}
 }
 
 static void print_items(const cli *c, const agc_report *r, bool residual, const char *lead)
@@ -40,14 +55,20 @@ static void print_items(const cli *c, const agc_report *r, bool residual, const 
 
 		cli_size(it->bytes, size, sizeof(size));
 		printf("  %s%-5s %9s  ", lead, it->kind, size);
-		if (strcmp(it->kind, "rows") == 0 && it->table)
-			printf("%llu rows of %s in ", (unsigned long long)it->count, it->table);
-		else if (strcmp(it->kind, "lines") == 0 || strcmp(it->kind, "rows") == 0)
+		if (strcmp(it->kind, "rows") == 0 && it->table) {
+			/* a table name is the database's */
+			printf("%llu rows of ", (unsigned long long)it->count);
+			cli_text(stdout, it->table, CLI_TEXT_LINE);
+			printf(" in ");
+		} else if (strcmp(it->kind, "lines") == 0 || strcmp(it->kind, "rows") == 0)
 			printf("%llu %s of ", (unsigned long long)it->count, it->kind);
 		cli_path(stdout, it->path ? it->path : "");
-		if (residual)
-			printf("  %s(%s)%s", cli_c(c, "\033[33m"), it->reason ? it->reason : "error",
-			       cli_c(c, "\033[0m"));
+		if (residual) {
+			/* a reason may embed a path or an error message */
+			printf("  %s(", cli_c(c, "\033[33m"));
+			cli_text(stdout, it->reason ? it->reason : "error", CLI_TEXT_LINE);
+			printf(")%s", cli_c(c, "\033[0m"));
+		}
 		putchar('\n');
 	}
 }
@@ -93,21 +114,29 @@ static int one(cli *c, const char *what, const char *agent, const char *id, unsi
 		if (st == AGC_ST_ERROR) {
 			cli_err("%s %s: %s", agc_report_agent(r), agc_report_id(r), agc_report_error(r));
 		} else if (st == AGC_ST_NOT_FOUND) {
-			if (!c->quiet)
-				printf("not found: %s %s (no artifact of that id)\n", agc_report_agent(r), id);
+			if (!c->quiet) {
+				printf("not found: ");
+				cli_text(stdout, agc_report_agent(r), CLI_TEXT_LINE);
+				putchar(' ');
+				cli_text(stdout, id, CLI_TEXT_LINE);
+				printf(" (no artifact of that id)\n");
+			}
 		} else if (strcmp(what, "in-use") == 0) {
-			printf("%s %s: %s\n", agc_report_agent(r), agc_report_id(r),
-			       st == AGC_ST_IN_USE ? "in use" : "free");
+			who(stdout, r);
+			printf(": %s\n", st == AGC_ST_IN_USE ? "in use" : "free");
 			print_holders(c, r, stdout);
 		} else if (strcmp(what, "show") == 0) {
 			char ago[32], iso[40];
 
-			printf("%s%s %s%s\n", cli_c(c, "\033[1m"), agc_report_agent(r), agc_report_id(r),
-			       cli_c(c, "\033[0m"));
+			fputs(cli_c(c, "\033[1m"), stdout);
+			who(stdout, r);
+			printf("%s\n", cli_c(c, "\033[0m"));
 			if (s) {
 				printf("  project  ");
 				cli_path(stdout, s->project ? s->project : "-");
-				printf("\n  title    %s\n", s->title ? s->title : "-");
+				printf("\n  title    ");
+				cli_text(stdout, s->title ? s->title : "-", CLI_TEXT_LINE);
+				putchar('\n');
 				cli_iso(s->created_ms, iso, sizeof(iso));
 				cli_ago(agc_ctx_now_ms(c->ctx), s->created_ms, ago, sizeof(ago));
 				printf("  created  %s (%s)\n", iso, ago);
@@ -124,31 +153,40 @@ static int one(cli *c, const char *what, const char *agent, const char *id, unsi
 				printf("cannot be removed:\n");
 				print_items(c, r, true, "");
 			}
-			for (size_t i = 0; i < agc_report_child_count(r); i++)
-				printf("child %s\n", agc_report_child(r, i));
+			for (size_t i = 0; i < agc_report_child_count(r); i++) {
+				printf("child ");
+				cli_text(stdout, agc_report_child(r, i), CLI_TEXT_LINE);
+				putchar('\n');
+			}
 			print_holders(c, r, stdout);
 		} else {
 			size_t nrem = agc_report_removed_count(r), nres = agc_report_residual_count(r);
 
 			cli_size(total_bytes(r), size, sizeof(size));
 			if (st == AGC_ST_IN_USE || st == AGC_ST_REFUSED) {
-				printf("%s%s%s %s %s: nothing changed\n", cli_c(c, "\033[31m"), agc_status_name(st),
-				       cli_c(c, "\033[0m"), agc_report_agent(r), agc_report_id(r));
+				printf("%s%s%s ", cli_c(c, "\033[31m"), agc_status_name(st), cli_c(c, "\033[0m"));
+				who(stdout, r);
+				printf(": nothing changed\n");
 				print_holders(c, r, stdout);
 				print_items(c, r, true, "");
 			} else {
-				if (!c->quiet || nres)
-					printf("%s %s %s: %s %zu item%s, %s%s\n", agc_status_name(st),
-					       agc_report_agent(r), agc_report_id(r),
+				if (!c->quiet || nres) {
+					printf("%s ", agc_status_name(st));
+					who(stdout, r);
+					printf(": %s %zu item%s, %s%s\n",
 					       st == AGC_ST_DRY_RUN ? "would remove" : "removed", nrem,
 					       nrem == 1 ? "" : "s", size,
 					       nres ? "; left behind:" : "");
+				}
 				if (c->verbose || st == AGC_ST_DRY_RUN)
 					print_items(c, r, false, "");
 				print_items(c, r, true, "");
 				for (size_t i = 0; i < agc_report_child_count(r); i++)
-					if (c->verbose || st == AGC_ST_DRY_RUN)
-						printf("  with child %s\n", agc_report_child(r, i));
+					if (c->verbose || st == AGC_ST_DRY_RUN) {
+						printf("  with child ");
+						cli_text(stdout, agc_report_child(r, i), CLI_TEXT_LINE);
+						putchar('\n');
+					}
 			}
 		}
 	}

@@ -13,8 +13,8 @@ static int print_root(const agc_root_info *r, void *ud)
 
 		json_object_set_new(o, "agent", json_string(r->agent));
 		json_object_set_new(o, "root", json_string(r->name));
-		json_object_set_new(o, "path", json_string(r->path));
-		json_object_set_new(o, "real", r->real ? json_string(r->real) : json_null());
+		cli_json_set_str(o, "path", r->path);
+		cli_json_set_str(o, "real", r->real);
 		json_object_set_new(o, "source", json_string(r->source));
 		json_object_set_new(o, "exists", json_boolean(r->exists));
 		cli_json_print(o);
@@ -44,8 +44,11 @@ int cmd_roots(cli *c, int argc, char **argv)
 		return cli_usage("roots", "unexpected argument '%s'", argv[1]);
 	if ((rc = cli_ctx(c)))
 		return rc;
-	if (!c->json)
-		printf("home %s%s\n", agc_ctx_home(c->ctx), agc_ctx_own_home(c->ctx) ? " (own: agents' variables followed)" : " (not the caller's: defaults only)");
+	if (!c->json) {
+		printf("home ");
+		cli_path(stdout, agc_ctx_home(c->ctx));
+		printf("%s\n", agc_ctx_own_home(c->ctx) ? " (own: agents' variables followed)" : " (not the caller's: defaults only)");
+	}
 	if (agc_roots(c->ctx, print_root, c) < 0) {
 		cli_err("%s", agc_error_last());
 		return EXIT_ERR;

@@ -1,5 +1,6 @@
 /* Output helpers of the command line. */
 #include <jansson.h>
+#include <nettle/base64.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,13 +24,27 @@ int cli_worse(int a, int b)
 	return ra >= rb ? a : b;
 }
 
+/* Print "agentgc: " and the formatted message through cli_text: messages name paths and
+ * ids read from agent data. */
+static void vmsg(const char *fmt, va_list ap)
+{
+	char *m = NULL;
+
+	fputs("agentgc: ", stderr);
+	if (vasprintf(&m, fmt, ap) < 0) {
+		fputs("out of memory", stderr);
+		return;
+	}
+	cli_text(stderr, m, 0);
+	free(m);
+}
+
 void cli_err(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("agentgc: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vmsg(fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
 }
@@ -38,9 +53,8 @@ int cli_usage(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("agentgc: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vmsg(fmt, ap);
 	va_end(ap);
 	if (cmd)
 		fprintf(stderr, "\nsee 'agentgc %s --help'\n", cmd);
@@ -123,13 +137,128 @@ void cli_iso(int64_t ms, char *out, size_t n)
 	strftime(out, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
+/* ---- strings from agent data (SPEC "Output") ------------------------------------------------
+ * Titles, projects, paths, commands, ids and messages come from files and databases anyone may
+ * have written: printed raw, an ESC or a C1 CSI starts a terminal escape sequence (set the
+ * window title, clear the screen, rewrite what was printed before) and a bidirectional
+ * control reorders what the reader sees. Every human printer goes through cli_text. */
+
+/* Length of the valid UTF-8 sequence at s (n bytes available) and its code point in *cp, or 0
+ * when the bytes there are not valid UTF-8: a stray continuation byte, an overlong form, a
+ * surrogate, a code point above U+10FFFF, a sequence cut short. These are jansson's rules,
+ * so a string this accepts is one json_string accepts. */
+static size_t utf8_seq(const unsigned char *s, size_t n, uint32_t *cp)
+{
+	size_t len, i;
+	uint32_t c;
+
+	if (s[0] < 0x80) {
+		*cp = s[0];
+		return 1;
+	}
+	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
+		len = 2;
+		c = s[0] & 0x1f;
+	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
+		len = 3;
+		c = s[0] & 0x0f;
+	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+		len = 4;
+		c = s[0] & 0x07;
+	} else {
+		return 0;
+	}
+	if (n < len)
+		return 0;
+	for (i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		c = (c << 6) | (s[i] & 0x3f);
+	}
+	if ((len == 3 && c < 0x800) || (len == 4 && c < 0x10000) || c > 0x10ffff ||
+	    (c >= 0xd800 && c <= 0xdfff))
+		return 0;
+	*cp = c;
+	return len;
+}
+
+/* True for a code point that must not reach a terminal as itself: C0 controls (ESC among
+ * them), DEL, C1 controls (U+009B is a CSI on its own), the bidirectional embeddings,
+ * overrides, isolates and marks (U+202A-202E, U+2066-2069, U+200E, U+200F, U+061C), and the
+ * line and paragraph separators U+2028, U+2029. */
+static bool cp_unsafe(uint32_t c)
+{
+	return c < 0x20 || (c >= 0x7f && c <= 0x9f) || (c >= 0x202a && c <= 0x202e) ||
+	       (c >= 0x2066 && c <= 0x2069) || c == 0x200e || c == 0x200f || c == 0x061c ||
+	       c == 0x2028 || c == 0x2029;
+}
+
+size_t cli_text(FILE *f, const char *str, unsigned flags)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t n = strlen(str), i = 0, run = 0, out = 0, k, j;
+	uint32_t c;
+
+	while (i < n) {
+		k = utf8_seq(s + i, n - i, &c);
+		if (k > 0 && !cp_unsafe(c) && !((flags & CLI_TEXT_QUOTED) && (c == '\'' || c == '\\'))) {
+			i += k;
+			continue;
+		}
+		/* what is printed as itself goes out in one write */
+		fwrite(s + run, 1, i - run, f);
+		out += i - run;
+		if (k == 0) {
+			/* not UTF-8: the byte itself, visibly */
+			out += (size_t)fprintf(f, "\\x%02x", s[i]);
+			k = 1;
+		} else if ((flags & CLI_TEXT_LINE) && (c == '\n' || c == '\t' || c == '\r')) {
+			fputc(' ', f);
+			out++;
+		} else if (c == '\'' || c == '\\') {
+			out += (size_t)fprintf(f, "\\%c", (int)c);
+		} else if ((flags & CLI_TEXT_QUOTED) || c < 0x80) {
+			/* inside $'...' the exact bytes, so that the path pastes back */
+			for (j = 0; j < k; j++)
+				out += (size_t)fprintf(f, "\\x%02x", s[i + j]);
+		} else {
+			out += (size_t)fprintf(f, "\\u%04x", (unsigned)c);
+		}
+		i += k;
+		run = i;
+	}
+	fwrite(s + run, 1, i - run, f);
+	return out + (i - run);
+}
+
+void cli_pad(FILE *f, size_t printed, size_t width)
+{
+	for (; printed < width; printed++)
+		fputc(' ', f);
+}
+
+bool cli_text_safe(const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t n = strlen(str), i = 0, k;
+	uint32_t c;
+
+	while (i < n) {
+		k = utf8_seq(s + i, n - i, &c);
+		if (k == 0 || cp_unsafe(c))
+			return false;
+		i += k;
+	}
+	return true;
+}
+
 void cli_path(FILE *f, const char *p)
 {
 	const unsigned char *s;
-	bool plain = *p != '\0';
+	bool plain = *p != '\0' && cli_text_safe(p);
 
 	for (s = (const unsigned char *)p; *s; s++)
-		if (*s <= 0x20 || *s == 0x7f || *s == '\'' || *s == '"' || *s == '\\')
+		if (*s <= 0x20 || *s == '\'' || *s == '"' || *s == '\\')
 			plain = false;
 	if (plain) {
 		fputs(p, f);
@@ -137,14 +266,7 @@ void cli_path(FILE *f, const char *p)
 	}
 	/* Shell-style: $'...' with escapes, so the path can be pasted back. */
 	fputs("$'", f);
-	for (s = (const unsigned char *)p; *s; s++) {
-		if (*s == '\'' || *s == '\\')
-			fprintf(f, "\\%c", *s);
-		else if (*s < 0x20 || *s == 0x7f)
-			fprintf(f, "\\x%02x", *s);
-		else
-			fputc(*s, f);
-	}
+	cli_text(f, p, CLI_TEXT_QUOTED);
 	fputc('\'', f);
 }
 
@@ -163,9 +285,94 @@ int cli_agent_bit(const char *cmd, const char *name, unsigned *mask)
 	return 0;
 }
 
-static json_t *str_or_null(const char *s)
+/* ---- JSON of agent data (SPEC "Output": no key is ever dropped) -----------------------------
+ * jansson refuses a string that is not valid UTF-8 (json_string returns NULL, and the key
+ * would silently go missing). Such a string is given with each invalid byte as U+FFFD, and
+ * its exact bytes in base64 under <key>_bytes. */
+
+/* s with each byte that is not part of valid UTF-8 as U+FFFD; NULL when out of memory. */
+static char *utf8_fix(const char *str)
 {
-	return s ? json_string(s) : json_null();
+	const unsigned char *s = (const unsigned char *)str;
+	size_t n = strlen(str), i = 0, o = 0, k;
+	uint32_t c;
+	char *out;
+
+	if (n > (SIZE_MAX - 1) / 3 || !(out = malloc(n * 3 + 1)))
+		return NULL;
+	while (i < n) {
+		k = utf8_seq(s + i, n - i, &c);
+		if (k == 0) {
+			memcpy(out + o, "\xef\xbf\xbd", 3);
+			o += 3;
+			i++;
+		} else {
+			memcpy(out + o, s + i, k);
+			o += k;
+			i += k;
+		}
+	}
+	out[o] = '\0';
+	return out;
+}
+
+/* True when every byte of s is part of valid UTF-8. */
+static bool utf8_valid(const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t n = strlen(str), i = 0, k;
+	uint32_t c;
+
+	while (i < n) {
+		if (!(k = utf8_seq(s + i, n - i, &c)))
+			return false;
+		i += k;
+	}
+	return true;
+}
+
+json_t *cli_json_str(const char *s)
+{
+	char *fixed;
+	json_t *v;
+
+	if (!s)
+		return json_null();
+	if (utf8_valid(s))
+		return json_string(s);
+	if (!(fixed = utf8_fix(s)))
+		return NULL;
+	v = json_string(fixed);
+	free(fixed);
+	return v;
+}
+
+int cli_json_set_str(json_t *o, const char *key, const char *s)
+{
+	size_t n, klen;
+	char *b64, *bkey;
+	int rc;
+
+	if (json_object_set_new(o, key, cli_json_str(s)) < 0)
+		return -1;
+	if (!s || utf8_valid(s))
+		return 0;
+	n = strlen(s);
+	klen = strlen(key);
+	if (n > SIZE_MAX / 2 || !(b64 = malloc(BASE64_ENCODE_RAW_LENGTH(n) + 1)))
+		return -1;
+	base64_encode_raw(b64, n, (const uint8_t *)s);
+	b64[BASE64_ENCODE_RAW_LENGTH(n)] = '\0';
+	if (!(bkey = malloc(klen + sizeof("_bytes")))) {
+		free(b64);
+		return -1;
+	}
+	memcpy(bkey, key, klen);
+	memcpy(bkey + klen, "_bytes", sizeof("_bytes"));
+	rc = json_object_set_new(o, bkey, json_string(b64));
+	free(bkey);
+	free(b64);
+	return rc;
 }
 
 static json_t *time_or_null(int64_t ms)
@@ -188,15 +395,15 @@ static json_t *items_json(const agc_report *r, bool residual)
 		json_t *o = json_object();
 
 		json_object_set_new(o, "kind", json_string(it->kind));
-		json_object_set_new(o, "path", json_string(it->path ? it->path : ""));
+		cli_json_set_str(o, "path", it->path ? it->path : "");
 		if (it->table)
-			json_object_set_new(o, "table", json_string(it->table));
+			cli_json_set_str(o, "table", it->table);
 		if (residual)
-			json_object_set_new(o, "reason", json_string(it->reason ? it->reason : "error"));
+			cli_json_set_str(o, "reason", it->reason ? it->reason : "error");
 		json_object_set_new(o, "count", json_integer((json_int_t)it->count));
 		json_object_set_new(o, "bytes", json_integer((json_int_t)it->bytes));
 		if (it->session && strcmp(it->session, agc_report_id(r)) != 0)
-			json_object_set_new(o, "session", json_string(it->session));
+			cli_json_set_str(o, "session", it->session);
 		json_array_append_new(a, o);
 	}
 	return a;
@@ -212,10 +419,10 @@ static json_t *holders_json(const agc_report *r)
 		json_t *o = json_object();
 
 		json_object_set_new(o, "pid", json_integer(h->pid));
-		json_object_set_new(o, "command", json_string(h->command ? h->command : ""));
-		json_object_set_new(o, "why", json_string(h->why));
+		cli_json_set_str(o, "command", h->command ? h->command : "");
+		cli_json_set_str(o, "why", h->why);
 		if (h->what)
-			json_object_set_new(o, "what", json_string(h->what));
+			cli_json_set_str(o, "what", h->what);
 		json_array_append_new(a, o);
 	}
 	return a;
@@ -227,7 +434,7 @@ static json_t *strs_json(size_t n, const char *(*get)(const agc_report *, size_t
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		json_array_append_new(a, json_string(get(r, i)));
+		json_array_append_new(a, cli_json_str(get(r, i)));
 	return a;
 }
 
@@ -235,11 +442,11 @@ json_t *cli_session_json(const agc_session_info *s)
 {
 	json_t *o = json_object();
 
-	json_object_set_new(o, "agent", json_string(s->agent));
-	json_object_set_new(o, "id", json_string(s->id));
-	json_object_set_new(o, "parent", str_or_null(s->parent));
-	json_object_set_new(o, "project", str_or_null(s->project));
-	json_object_set_new(o, "title", str_or_null(s->title));
+	cli_json_set_str(o, "agent", s->agent);
+	cli_json_set_str(o, "id", s->id);
+	cli_json_set_str(o, "parent", s->parent);
+	cli_json_set_str(o, "project", s->project);
+	cli_json_set_str(o, "title", s->title);
 	json_object_set_new(o, "created", time_or_null(s->created_ms));
 	json_object_set_new(o, "updated", time_or_null(s->updated_ms));
 	json_object_set_new(o, "bytes", json_integer((json_int_t)s->bytes));
@@ -247,12 +454,35 @@ json_t *cli_session_json(const agc_session_info *s)
 	return o;
 }
 
+/* Write a JSON text with every C1 control and bidirectional control written as a \u escape.
+ * jansson escapes C0 controls but writes other code points as UTF-8; a JSON line printed on a
+ * terminal must not carry a CSI (U+009B) or an override either. Outside strings JSON text is
+ * ASCII, so every such code point is inside a string, where the escape means the same. */
+static void json_put(FILE *f, const char *text)
+{
+	const unsigned char *s = (const unsigned char *)text;
+	size_t n = strlen(text), i = 0, run = 0, k;
+	uint32_t c;
+
+	while (i < n) {
+		k = s[i] < 0x80 ? 1 : utf8_seq(s + i, n - i, &c);
+		if (k > 1 && cp_unsafe(c)) {
+			fwrite(s + run, 1, i - run, f);
+			fprintf(f, "\\u%04x", (unsigned)c);
+			run = i + k;
+		}
+		i += k ? k : 1;
+	}
+	fwrite(s + run, 1, i - run, f);
+	fputc('\n', f);
+}
+
 void cli_json_print(json_t *o)
 {
-	char *s = json_dumps(o, JSON_COMPACT );
+	char *s = json_dumps(o, JSON_COMPACT);
 
 	if (s) {
-		puts(s);
+		json_put(stdout, s);
 		free(s);
 	}
 	json_decref(o);
@@ -275,8 +505,8 @@ void cli_report_json(const cli *c, const agc_report *r, const char *what)
 		return;
 	}
 	o = json_object();
-	json_object_set_new(o, "agent", json_string(agc_report_agent(r)));
-	json_object_set_new(o, "id", json_string(agc_report_id(r)));
+	cli_json_set_str(o, "agent", agc_report_agent(r));
+	cli_json_set_str(o, "id", agc_report_id(r));
 	if (strcmp(what, "in-use") == 0) {
 		json_object_set_new(o, "in_use", json_boolean(st == AGC_ST_IN_USE));
 		if (st == AGC_ST_NOT_FOUND)
@@ -287,7 +517,7 @@ void cli_report_json(const cli *c, const agc_report *r, const char *what)
 	}
 	json_object_set_new(o, "status", json_string(agc_status_name(st)));
 	if (agc_report_error(r))
-		json_object_set_new(o, "error", json_string(agc_report_error(r)));
+		cli_json_set_str(o, "error", agc_report_error(r));
 	json_object_set_new(o, "removed", items_json(r, false));
 	json_object_set_new(o, "residual", items_json(r, true));
 	json_object_set_new(o, "holders", holders_json(r));
