@@ -413,7 +413,6 @@ typedef struct stores {
 	const agc_rootset *rs;
 	store *v;
 	size_t n, cap;
-	size_t bad;    /* how many could not be read */
 } stores;
 
 static void stores_release(stores *S)
@@ -489,7 +488,6 @@ static int open_store(size_t root, const char *rel, void *ud)
 			sqlite3_close(st->db);
 			st->db = NULL;
 		}
-		S->bad++;
 		if (!st->err) {
 			free(abs);
 			return -1;
