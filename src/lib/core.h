@@ -150,6 +150,8 @@ typedef struct agc_plan {
 	int rootfd[AGC_ROOTS_MAX];                       /* opened once; -2 not yet */
 	bool gate_only;  /* only what the gate needs: no shared-file lines, no scans of flat
 			    dirs shared by every session (in-use must answer fast) */
+	bool again;      /* the discovery after a purge, for its residual: a store that cannot
+			    be read is left as residual, not an error that hides the rest (R7, R8) */
 } agc_plan;
 
 void agc_plan_init(agc_plan *p, const struct agc_adapter *ad, agc_ctx *ctx, const agc_rootset *rs,

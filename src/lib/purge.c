@@ -72,6 +72,18 @@ static int discover(agc_ctx *ctx, size_t agent, const char *canon, agc_plan *p, 
 	return agc_adapter_table[agent]->discover(p);
 }
 
+/* discover() after a purge, for its residual (R7). */
+static int rediscover(agc_ctx *ctx, size_t agent, const char *canon, agc_plan *p)
+{
+	const agc_rootset *rs = agc_ctx_roots(ctx, agent);
+
+	agc_plan_init(p, agc_adapter_table[agent], ctx, rs, canon);
+	p->again = true;
+	if (!rs || agc_plan_add_id(p, canon) < 0)
+		return -1;
+	return agc_adapter_table[agent]->discover(p);
+}
+
 static void fill_session(agc_report *r, const agc_plan *p)
 {
 	uint64_t bytes = 0;
@@ -332,7 +344,7 @@ static void residual(agc_ctx *ctx, size_t agent, agc_plan *before, agc_report *r
 	agc_plan after;
 	size_t i, j;
 
-	if (discover(ctx, agent, before->id, &after, false) < 0) {
+	if (rediscover(ctx, agent, before->id, &after) < 0) {
 		char *msg = agc_strfmt("error: cannot discover again: %s", agc_error_last());
 
 		agc_report_add_item(r, true, "file", "", NULL, msg ? msg : "error", before->id, 0, 0, 0);
@@ -781,6 +793,8 @@ static int pick_agent(agc_ctx *ctx, const char *agent, const char *id, char *can
 {
 	size_t a, found = 0, which = 0;
 	char names[256] = "";
+	char *failed = NULL;
+	bool any_failed = false;
 
 	if (strcmp(agent, "auto") != 0) {
 		int i = agc_agent_find(agent);
@@ -804,6 +818,10 @@ static int pick_agent(agc_ctx *ctx, const char *agent, const char *id, char *can
 		if (agc_adapter_table[a]->id_canon(id, c) < 0)
 			continue;
 		if (discover(ctx, a, c, &p, false) < 0) {
+			/* an agent that could not look is no answer of "not found" (R8) */
+			if (!any_failed)
+				failed = agc_strdup(agc_error_last());
+			any_failed = true;
 			agc_plan_release(&p);
 			continue;
 		}
@@ -818,9 +836,14 @@ static int pick_agent(agc_ctx *ctx, const char *agent, const char *id, char *can
 		memcpy(canon, c, sizeof(c));
 	}
 	if (found == 0) {
-		r->status = AGC_ST_NOT_FOUND;
+		if (any_failed)
+			agc_report_set_error(r, failed ? failed : "out of memory");
+		else
+			r->status = AGC_ST_NOT_FOUND;
+		free(failed);
 		return -1;
 	}
+	free(failed);
 	if (found > 1) {
 		char *why = agc_strfmt("ambiguous: found in %s; name the agent", names);
 

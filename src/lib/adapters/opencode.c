@@ -226,7 +226,9 @@ static int db_children(agc_plan *p, sqlite3 *db, const schema *s)
 
 /* The plan file of a session: <created>-<slug>.md in the project's worktree under
  * .opencode/plans (a git project), else in <data>/plans. Both are looked for: the worktree
- * comes from the agent's own project table. */
+ * comes from the agent's own project table. The worktree is a root derived from the agent's
+ * data: resolved once like the configured roots, and .opencode/plans/... is walked beneath it
+ * one component at a time, so a .opencode that is a link leads nowhere outside (R2). */
 static void add_plan(agc_plan *p, sqlite3 *db, size_t dataroot, int64_t created, const char *slug,
 		     const char *project_id, const char *session)
 {
@@ -254,12 +256,12 @@ static void add_plan(agc_plan *p, sqlite3 *db, size_t dataroot, int64_t created,
 				const char *wt = (const char *)sqlite3_column_text(st, 0);
 
 				if (wt && wt[0] == '/' && strcmp(wt, "/") != 0) {
-					char *dir = agc_strfmt("%s/.opencode/plans", wt);
-					int r = dir ? agc_plan_add_root(p, "plans", dir) : -1;
+					int r = agc_plan_add_root(p, "worktree", wt);
+					char wrel[600];
 
+					snprintf(wrel, sizeof(wrel), ".opencode/plans/%s", rel);
 					if (r >= 0)
-						agc_plan_add_art(p, (size_t)r, rel, session, 0, NULL);
-					free(dir);
+						agc_plan_add_art(p, (size_t)r, wrel, session, 0, NULL);
 				}
 			}
 		}
@@ -267,8 +269,9 @@ static void add_plan(agc_plan *p, sqlite3 *db, size_t dataroot, int64_t created,
 	}
 }
 
-/* The session's metadata and plan file name (time_created + slug) from its row. */
-static void db_meta(agc_plan *p, sqlite3 *db, const schema *s, size_t dataroot)
+/* The session's metadata and, with plans, its plan file name (time_created + slug) from its
+ * row. */
+static void db_meta(agc_plan *p, sqlite3 *db, const schema *s, size_t dataroot, bool plans)
 {
 	size_t k, i;
 
@@ -310,7 +313,7 @@ static void db_meta(agc_plan *p, sqlite3 *db, const schema *s, size_t dataroot)
 					p->meta.created_ms = created;
 					p->meta.updated_ms = sqlite3_column_int64(st, 6);
 				}
-				if (sl && created > 0)
+				if (plans && sl && created > 0)
 					add_plan(p, db, dataroot, created, sl,
 						 proj ? (const char *)sqlite3_column_text(st, 7) : NULL, p->ids.v[i]);
 			}
@@ -391,87 +394,219 @@ static int db_rowsets(agc_plan *p, sqlite3 *db, const schema *s, size_t dbi)
 	return rc;
 }
 
-typedef struct db_ctx {
-	agc_plan *p;
-} db_ctx;
+/* ---- the stores ------------------------------------------------------------------------------ */
 
-static int discover_db(size_t root, const char *rel, void *ud)
-{
-	agc_plan *p = ((db_ctx *)ud)->p;
-	char *abs = agc_plan_abspath(p->roots, root, rel), *side;
-	sqlite3 *db = NULL;
+/* One database of the agent, opened read-only (R6). One that cannot be read keeps its message
+ * and refuses only the sessions it holds; the others go on (R8). */
+typedef struct store {
+	size_t root;
+	char *rel;
+	sqlite3 *db;   /* NULL when it could not be read */
 	schema s;
-	int dbi, rc;
+	bool linked;   /* reached through a symlink: looked at to find and report, never changed,
+			  and no id or name read in it reaches an artifact (R2) */
+	bool busy;     /* could not be read because another connection locks it */
+	char *err;     /* why it could not be read */
+} store;
+
+typedef struct stores {
+	const agc_rootset *rs;
+	store *v;
+	size_t n, cap;
+} stores;
+
+static void stores_release(stores *S)
+{
+	size_t i;
+
+	for (i = 0; i < S->n; i++) {
+		if (S->v[i].db) {
+			schema_release(&S->v[i].s);
+			sqlite3_close(S->v[i].db);
+		}
+		free(S->v[i].rel);
+		free(S->v[i].err);
+	}
+	free(S->v);
+	memset(S, 0, sizeof(*S));
+}
+
+/* The first store that could not be read, or NULL. */
+static const store *stores_first_bad(const stores *S)
+{
+	size_t i;
+
+	for (i = 0; i < S->n; i++)
+		if (S->v[i].err)
+			return &S->v[i];
+	return NULL;
+}
+
+/* each_db callback: open the database read-only and read its schema. A file that is not
+ * SQLite, a locked database or one with no session table of a known schema is noted with
+ * its reason and skipped, never an error of the whole agent (R8). A database with no table
+ * at all (a file OpenCode made and never used) holds no session and is no error. */
+static int open_store(size_t root, const char *rel, void *ud)
+{
+	stores *S = ud;
+	char *abs = agc_plan_abspath(S->rs, root, rel);
+	struct stat lst;
+	store *st;
+	int rc;
 
 	if (!abs)
 		return -1;
-	/* Discovery reads only (R6); a file that is not SQLite is an error that changes nothing (R8). */
-	rc = agc_db_open_ro(abs, &db);
-	if (rc < 0) {
-		char msg[1024];
-
-		snprintf(msg, sizeof(msg), "%s", agc_error_last());
-		free(abs);
-		return agc_error_set(rc, "cannot read '%s': %s", rel, msg);
-	}
-	if (schema_read(db, &s) < 0) {
-		sqlite3_close(db);
+	st = AGC_ARRAY_PUSH(S, 1024);
+	if (!st) {
 		free(abs);
 		return -1;
 	}
-	rc = db_children(p, db, &s);
-	if (rc == 0) {
-		dbi = agc_plan_add_db(p, root, rel);
-		rc = dbi < 0 ? -1 : db_rowsets(p, db, &s, (size_t)dbi);
-		if (rc == 0)
-			rc = agc_plan_count_rows(p, db, (size_t)dbi);
-		if (rc == 0)
-			db_meta(p, db, &s, R_DATA);
+	st->root = root;
+	st->rel = agc_strdup(rel);
+	if (!st->rel) {
+		free(abs);
+		return -1;
 	}
-	schema_release(&s);
-	sqlite3_close(db);
-	/* Every process holding the database, its WAL or shared memory holds every session. */
-	if (rc == 0) {
-		agc_plan_add_watch(p, root, rel);
-		side = agc_strfmt("%s-wal", rel);
-		if (side)
-			agc_plan_add_watch(p, root, side);
-		free(side);
-		side = agc_strfmt("%s-shm", rel);
-		if (side)
-			agc_plan_add_watch(p, root, side);
-		free(side);
+	/* rel is one name beneath a resolved root: only its leaf can be a link */
+	st->linked = lstat(abs, &lst) == 0 && S_ISLNK(lst.st_mode);
+	rc = agc_db_open_ro(abs, &st->db);
+	if (rc == 0 && schema_read(st->db, &st->s) < 0)
+		rc = -1;
+	if (rc == 0 && st->s.n > 0 && st->s.nsess == 0)
+		rc = agc_error_set(-1, "%s: no session table of a known schema", abs);
+	if (rc < 0) {
+		const char *msg = agc_error_last();
+		size_t al = strlen(abs);
+
+		/* the message names the path already ("<path>: file is not a database") */
+		if (strncmp(msg, abs, al) == 0 && strncmp(msg + al, ": ", 2) == 0)
+			msg += al + 2;
+		st->err = agc_strfmt("cannot read '%s': %s", abs, msg);
+		st->busy = rc == AGC_EINUSE;
+		if (st->db) {
+			schema_release(&st->s);
+			sqlite3_close(st->db);
+			st->db = NULL;
+		}
+		if (!st->err) {
+			free(abs);
+			return -1;
+		}
 	}
 	free(abs);
-	return rc;
+	return 0;
+}
+
+/* Is id a session row of the readable store st? */
+static bool store_has_session(const store *st, const char *id)
+{
+	size_t k;
+	bool found = false;
+
+	for (k = 0; st->db && k < st->s.nsess && !found; k++) {
+		char *t = agc_db_ident(st->s.sess[k]);
+		char *sql = t ? agc_strfmt("SELECT 1 FROM %s WHERE \"id\" = ?1", t) : NULL;
+		sqlite3_stmt *q = NULL;
+
+		if (sql && sqlite3_prepare_v2(st->db, sql, -1, &q, NULL) == SQLITE_OK) {
+			sqlite3_bind_text(q, 1, id, -1, SQLITE_STATIC);
+			found = sqlite3_step(q) == SQLITE_ROW;
+		}
+		sqlite3_finalize(q);
+		free(sql);
+		free(t);
+	}
+	return found;
+}
+
+/* Does any row set from index from on hold rows? */
+static bool rows_held(const agc_plan *p, size_t from)
+{
+	size_t i;
+
+	for (i = from; i < p->rows.n; i++)
+		if (p->rows.v[i].count)
+			return true;
+	return false;
+}
+
+/* The rows of the sessions in one store, its metadata and plan files, and its files watched
+ * by the gate. Rows of a linked store are never deleted through the link (R2): they are
+ * counted, left out of the plan, and reported as residual with reason symlink, so a dry run
+ * and the purge give the same answer from this one place. */
+static int discover_store(agc_plan *p, store *st)
+{
+	size_t from = p->rows.n, i;
+	char *side;
+	int dbi, rc;
+
+	dbi = agc_plan_add_db(p, st->root, st->rel);
+	rc = dbi < 0 ? -1 : db_rowsets(p, st->db, &st->s, (size_t)dbi);
+	if (rc == 0)
+		rc = agc_plan_count_rows(p, st->db, (size_t)dbi);
+	if (rc < 0)
+		return rc;
+	if (st->linked) {
+		bool held = rows_held(p, from);
+
+		for (i = from; i < p->rows.n; i++)
+			p->rows.v[i].count = p->rows.v[i].bytes = 0;
+		if (held && agc_plan_add_note(p, st->root, st->rel, "symlink") < 0)
+			return -1;
+	}
+	/* the plan file's name read through a link would reach a file: not from a linked store */
+	db_meta(p, st->db, &st->s, R_DATA, !st->linked);
+	/* Every process holding the database, its WAL or shared memory holds every session. */
+	agc_plan_add_watch(p, st->root, st->rel);
+	side = agc_strfmt("%s-wal", st->rel);
+	if (side)
+		agc_plan_add_watch(p, st->root, side);
+	free(side);
+	side = agc_strfmt("%s-shm", st->rel);
+	if (side)
+		agc_plan_add_watch(p, st->root, side);
+	free(side);
+	return 0;
 }
 
 /* ---- the legacy JSON store (<= 1.1.x) ------------------------------------------------------ */
 
 /* Call cb for every session file storage/session/<project>/ses_*.json of the legacy store,
  * with its JSON parsed when parse is set (NULL when it does not parse). cb returns nonzero to
- * stop. The dirs of the store are bounded like every other. */
-static int each_legacy_session(int datafd, bool parse,
+ * stop. With nofollow, no dir on the way may be a link: what lies behind one is never read
+ * (R2); without, a listing may look through links to find and report. The dirs of the store
+ * are bounded like every other. */
+static int each_legacy_session(int datafd, bool parse, bool nofollow,
 			       int (*cb)(int pdfd, const char *name, json_t *j, void *ud), void *ud)
 {
-	DIR *d = agc_dir_at(datafd, "storage/session");
+	DIR *d = NULL;
 	struct dirent *e;
 	size_t seen = 0;
 	agc_buf doc = AGC_BUF_INIT_MAX(OC_DOC_MAX + 1);
 	int rc = 0;
 
+	if (nofollow) {
+		int fd, err;
+
+		if (agc_walk_open_dir(datafd, "storage/session", &fd, &err) == AGC_WALK_OK &&
+		    !(d = fdopendir(fd)))
+			close(fd);
+	} else {
+		d = agc_dir_at(datafd, "storage/session");
+	}
 	if (!d)
 		return 0;
 	while (rc == 0 && (e = readdir(d)) && seen++ < OC_DIR_MAX) {
-		DIR *pd;
+		DIR *pd = NULL;
 		struct dirent *f;
-		char rel[1024];
 		size_t pseen = 0;
+		int pfd;
 
 		if (e->d_name[0] == '.' || !agc_id_path_safe(e->d_name))
 			continue;
-		snprintf(rel, sizeof(rel), "storage/session/%s", e->d_name);
-		pd = agc_dir_at(datafd, rel);
+		pfd = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | (nofollow ? O_NOFOLLOW : 0));
+		if (pfd >= 0 && !(pd = fdopendir(pfd)))
+			close(pfd);
 		while (rc == 0 && pd && (f = readdir(pd)) && pseen++ < OC_DIR_MAX) {
 			json_t *j = NULL;
 
@@ -493,6 +628,14 @@ static int each_legacy_session(int datafd, bool parse,
 	return rc;
 }
 
+/* Is name "<id>.json"? A legacy file is named by the id of what it holds. */
+static bool named_by(const char *name, const char *id)
+{
+	size_t il = id ? strlen(id) : 0;
+
+	return il && strncmp(name, id, il) == 0 && strcmp(name + il, ".json") == 0;
+}
+
 static int child_of_cb(int pdfd, const char *name, json_t *j, void *ud)
 {
 	agc_plan *p = ud;
@@ -500,7 +643,9 @@ static int child_of_cb(int pdfd, const char *name, json_t *j, void *ud)
 	size_t k;
 
 	(void)pdfd;
-	(void)name;
+	/* only a session's own file says who its parent is (R2) */
+	if (!named_by(name, id))
+		return 0;
 	for (k = 0; par && id && k < p->ids.n; k++)
 		if (strcmp(par, p->ids.v[k]) == 0)
 			return add_child(id, p);
@@ -514,7 +659,7 @@ static int legacy_children(agc_plan *p, int datafd)
 
 	for (depth = 0; depth < OC_DEPTH_MAX; depth++) {
 		before = p->ids.n;
-		if (each_legacy_session(datafd, true, child_of_cb, p) < 0)
+		if (each_legacy_session(datafd, true, true, child_of_cb, p) < 0)
 			return -1;
 		if (p->ids.n == before)
 			return 0;
@@ -522,9 +667,138 @@ static int legacy_children(agc_plan *p, int datafd)
 	return 0;
 }
 
+/* What a legacy message or part file must say of itself to go with the session: a record that
+ * names others is trusted only as far as it names the session back (R2). */
+typedef struct legacy_want {
+	const char *session;
+	const char *message;  /* a part: the message it belongs to; NULL for a message */
+	const char *prefix;   /* of its own id: "msg_" or "prt_" */
+} legacy_want;
+
+static bool legacy_names_session(const json_t *j, const char *name, const legacy_want *w)
+{
+	const char *id = agc_json_str(j, "id"), *sid = agc_json_str(j, "sessionID");
+	const char *mid = agc_json_str(j, "messageID");
+
+	if (!named_by(name, id) || strncmp(id, w->prefix, 4) != 0 || !agc_id_path_safe(id))
+		return false;
+	if (!sid || strcmp(sid, w->session) != 0)
+		return false;
+	return !w->message || (mid && strcmp(mid, w->message) == 0);
+}
+
+typedef struct names {
+	char **v;
+	size_t n, cap;
+} names;
+
+static void names_release(names *n)
+{
+	agc_db_strv_free(n->v, n->n);
+	memset(n, 0, sizeof(*n));
+}
+
+/* A legacy dir keyed by the session (storage/message/<S>) or by one of its messages
+ * (storage/part/<msg>), reached without a link: each JSON file in it that names the session
+ * itself goes, a message's parts before the message; the dir goes whole only when every entry
+ * in it does. A dir that is a link, or lies behind one, is an artifact of its own (a link goes
+ * as the link alone, R2) and nothing read behind it reaches another artifact. */
+static int legacy_dir(agc_plan *p, int datafd, const char *drel, const legacy_want *w)
+{
+	agc_buf doc = AGC_BUF_INIT_MAX(OC_DOC_MAX + 1);
+	names ok = {0};
+	size_t entries = 0, i;
+	bool whole = true;
+	struct dirent *e;
+	agc_walk_status ws;
+	DIR *d;
+	int fd, err, rc = 0;
+
+	ws = agc_walk_open_dir(datafd, drel, &fd, &err);
+	if (ws == AGC_WALK_ENOENT)
+		return 0;
+	if (ws == AGC_WALK_SYMLINK || ws == AGC_WALK_NOTDIR)
+		return agc_plan_add_art(p, R_DATA, drel, w->session, 0, NULL) < 0 ? -1 : 0;
+	if (ws != AGC_WALK_OK) {
+		/* a dir that cannot be read may hold the session's files: never "not found" */
+		char *why = ws == AGC_WALK_PERM ? agc_strdup("permission")
+						: agc_strfmt("error: cannot read dir: %s", strerror(err));
+
+		rc = agc_plan_add_note(p, R_DATA, drel, why ? why : "error: cannot read dir");
+		free(why);
+		return rc < 0 ? -1 : 0;
+	}
+	d = fdopendir(fd);
+	if (!d) {
+		err = errno;
+		close(fd);
+		return agc_error_errno(-1, err, "cannot read '%s'", drel);
+	}
+	while ((e = readdir(d))) {
+		json_t *j;
+		bool good;
+		char **slot;
+
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		/* past the bound the dir is not seen whole: only what was checked goes (R8) */
+		if (++entries > OC_DIR_MAX) {
+			whole = false;
+			break;
+		}
+		/* only a regular file, never through a link, bounded (R8) */
+		if (agc_read_at(dirfd(d), e->d_name, OC_DOC_MAX, &doc) != 0) {
+			whole = false;
+			continue;
+		}
+		j = agc_json_parse(doc.ptr, doc.len);
+		good = j && legacy_names_session(j, e->d_name, w);
+		json_decref(j);
+		if (!good) {
+			whole = false;
+			continue;
+		}
+		slot = AGC_ARRAY_PUSH(&ok, OC_DIR_MAX);
+		if (!slot || !(*slot = agc_strdup(e->d_name))) {
+			if (slot)
+				ok.n--;
+			rc = -1;
+			break;
+		}
+	}
+	closedir(d);
+	agc_buf_release(&doc);
+	/* a message's parts go before it */
+	for (i = 0; rc == 0 && !w->message && i < ok.n; i++) {
+		char mid[256], prel[512];
+		size_t nl = strlen(ok.v[i]) - 5;
+		legacy_want pw = {w->session, mid, "prt_"};
+
+		if (nl >= sizeof(mid))
+			continue;
+		memcpy(mid, ok.v[i], nl);
+		mid[nl] = '\0';
+		snprintf(prel, sizeof(prel), "storage/part/%s", mid);
+		rc = legacy_dir(p, datafd, prel, &pw);
+	}
+	if (rc == 0 && whole) {
+		rc = agc_plan_add_art(p, R_DATA, drel, w->session, 0, NULL) < 0 ? -1 : 0;
+	} else {
+		for (i = 0; rc == 0 && i < ok.n; i++) {
+			char *frel = agc_strfmt("%s/%s", drel, ok.v[i]);
+
+			rc = !frel || agc_plan_add_art(p, R_DATA, frel, w->session, 0, NULL) < 0 ? -1 : 0;
+			free(frel);
+		}
+	}
+	names_release(&ok);
+	return rc;
+}
+
 static int legacy_files(agc_plan *p, int datafd, const char *id, bool record_in_db)
 {
 	static const char *const flat[] = {"todo", "session_share", "session_diff"};
+	legacy_want mw = {id, NULL, "msg_"};
 	char rel[1024];
 	DIR *d;
 	struct dirent *e;
@@ -537,77 +811,137 @@ static int legacy_files(agc_plan *p, int datafd, const char *id, bool record_in_
 	}
 	/* the parts of each message, then the messages */
 	snprintf(rel, sizeof(rel), "storage/message/%s", id);
-	d = agc_dir_at(datafd, rel);
-	while (d && (e = readdir(d)) && seen++ < OC_DIR_MAX) {
-		size_t nl = strlen(e->d_name);
-		char mid[256], prel[1024];
-
-		if (nl <= 5 || nl - 5 >= sizeof(mid) || strcmp(e->d_name + nl - 5, ".json") != 0)
-			continue;
-		memcpy(mid, e->d_name, nl - 5);
-		mid[nl - 5] = '\0';
-		if (strncmp(mid, "msg_", 4) != 0 || !agc_id_path_safe(mid))
-			continue;
-		snprintf(prel, sizeof(prel), "storage/part/%s", mid);
-		if (agc_plan_add_art(p, R_DATA, prel, id, 0, NULL) < 0) {
-			closedir(d);
-			return -1;
-		}
-	}
-	if (d)
-		closedir(d);
-	if (agc_plan_add_art(p, R_DATA, rel, id, 0, NULL) < 0)
+	if (legacy_dir(p, datafd, rel, &mw) < 0)
 		return -1;
 	/* the session file, in whichever project dir it is: the record when no row keys it */
 	d = agc_dir_at(datafd, "storage/session");
-	seen = 0;
 	while (d && (e = readdir(d)) && seen++ < OC_DIR_MAX) {
+		agc_buf doc = AGC_BUF_INIT_MAX(OC_DOC_MAX + 1);
+		const char *leaf;
+		int dfd, err, r;
+
 		if (e->d_name[0] == '.' || !agc_id_path_safe(e->d_name))
 			continue;
 		snprintf(rel, sizeof(rel), "storage/session/%s/%s.json", e->d_name, id);
-		if (agc_plan_add_art(p, R_DATA, rel, id, record_in_db ? 0 : AGC_ART_RECORD, NULL) < 0) {
+		r = agc_plan_add_art(p, R_DATA, rel, id, record_in_db ? 0 : AGC_ART_RECORD, NULL);
+		if (r < 0) {
 			closedir(d);
 			return -1;
 		}
-		/* the legacy session names its plan file too */
-		{
-			agc_buf doc = AGC_BUF_INIT_MAX(OC_DOC_MAX + 1);
+		/* the legacy session names its plan file too: read only where no link is on the
+		 * way, since a name read behind one reaches no artifact (R2) */
+		if (r == 0 || agc_walk_parent(datafd, rel, &dfd, &leaf, &err) != AGC_WALK_OK)
+			continue;
+		if (agc_read_at(dfd, leaf, OC_DOC_MAX, &doc) == 0) {
+			json_t *j = agc_json_parse(doc.ptr, doc.len);
+			json_t *tc = json_object_get(json_object_get(j, "time"), "created");
+			const char *slug = agc_json_str(j, "slug");
 
-			if (agc_read_at(datafd, rel, OC_DOC_MAX, &doc) == 0) {
-				json_t *j = agc_json_parse(doc.ptr, doc.len);
-				json_t *tc = json_object_get(json_object_get(j, "time"), "created");
-				const char *slug = agc_json_str(j, "slug");
-
-				if (json_is_integer(tc) && slug)
-					add_plan(p, NULL, R_DATA, (int64_t)json_integer_value(tc), slug, NULL, id);
-				json_decref(j);
-			}
-			agc_buf_release(&doc);
+			if (json_is_integer(tc) && slug)
+				add_plan(p, NULL, R_DATA, (int64_t)json_integer_value(tc), slug, NULL, id);
+			json_decref(j);
 		}
+		close(dfd);
+		agc_buf_release(&doc);
 	}
 	if (d)
 		closedir(d);
 	return 0;
 }
 
+/* The TUI's pin list <state>/session.json ({"pinned":["ses_...", ...]}) names sessions. Its
+ * lock convention is not known (formats/opencode.md §3), so it cannot be rewritten as R4 asks
+ * of a shared file (under the agent's own lock): a pin of the session is reported as left
+ * behind, with the reason, and the file is never changed. */
+static int pins(agc_plan *p)
+{
+	int fd = agc_plan_rootfd(p, R_STATE);
+	agc_buf doc = AGC_BUF_INIT_MAX(OC_DOC_MAX + 1);
+	json_t *j, *pinned, *v;
+	size_t i, k;
+	bool named = false;
+	int rc = 0;
+
+	if (fd < 0 || agc_read_at(fd, "session.json", OC_DOC_MAX, &doc) != 0) {
+		agc_buf_release(&doc);
+		return 0;
+	}
+	j = agc_json_parse(doc.ptr, doc.len);
+	agc_buf_release(&doc);
+	pinned = json_object_get(j, "pinned");
+	json_array_foreach(pinned, i, v) {
+		const char *s = json_string_value(v);
+
+		for (k = 0; s && k < p->ids.n && !named; k++)
+			named = strcmp(s, p->ids.v[k]) == 0;
+		if (named)
+			break;
+	}
+	json_decref(j);
+	if (named)
+		rc = agc_plan_add_note(p, R_STATE, "session.json",
+				       "error: pinned; OpenCode has no known lock for session.json, so agentgc "
+				       "does not rewrite it (remove the id from \"pinned\" by hand)");
+	return rc < 0 ? -1 : 0;
+}
+
 static int oc_discover(agc_plan *p)
 {
 	int datafd = agc_plan_rootfd(p, R_DATA);
-	db_ctx dc = {p};
-	size_t i;
+	stores S = {.rs = p->roots};
+	size_t i, depth, before;
+	const store *bad;
 	int rc;
 
-	rc = each_db(p->ctx, p->roots, datafd, discover_db, &dc);
-	if (rc < 0)
-		return rc;
-	if (datafd < 0)
-		return 0;
-	if (legacy_children(p, datafd) < 0)
-		return -1;
-	for (i = 0; i < p->ids.n; i++)
-		if (legacy_files(p, datafd, p->ids.v[i], p->rows.n > 0) < 0)
-			return -1;
-	return 0;
+	rc = each_db(p->ctx, p->roots, datafd, open_store, &S);
+	/* 1. Descendants at any depth in every store, before anything else (SPEC "Relations");
+	 * never from a linked store, whose ids reach no artifact (R2). */
+	for (depth = 0; rc == 0 && depth < OC_DEPTH_MAX; depth++) {
+		before = p->ids.n;
+		for (i = 0; rc == 0 && i < S.n; i++)
+			if (S.v[i].db && !S.v[i].linked)
+				rc = db_children(p, S.v[i].db, &S.v[i].s);
+		if (rc == 0 && datafd >= 0)
+			rc = legacy_children(p, datafd);
+		if (p->ids.n == before)
+			break;
+	}
+	/* 2. Their rows in every store, then the files found through those rows. */
+	for (i = 0; rc == 0 && i < S.n; i++)
+		if (S.v[i].db)
+			rc = discover_store(p, &S.v[i]);
+	/* 3. The legacy JSON store. */
+	if (rc == 0 && datafd >= 0) {
+		bool in_db = rows_held(p, 0);
+
+		for (i = 0; rc == 0 && i < p->ids.n; i++)
+			rc = legacy_files(p, datafd, p->ids.v[i], in_db);
+	}
+	/* 4. Shared files that name the session. */
+	if (rc == 0 && !p->gate_only)
+		rc = pins(p);
+	/* 5. A store that could not be read refuses only the sessions it holds (R8). A session
+	 * whose row is in a store that could be read is that store's: it goes on, and a locked
+	 * store (which may hold copies of its rows) is left as residual with reason busy. Any
+	 * other session may be the unreadable store's (its files without its row are no proof
+	 * that it is not): its error is the answer, nothing changes, and it is never "not found".
+	 * After a purge, what is left is looked for the same way, the locked store included. */
+	bad = stores_first_bad(&S);
+	if (rc == 0 && bad) {
+		bool owned = false;
+
+		for (i = 0; i < S.n && !owned; i++)
+			owned = store_has_session(&S.v[i], p->id);
+		if (!owned && !p->again) {
+			rc = agc_error_set(-1, "%s", bad->err);
+		} else {
+			for (i = 0; rc == 0 && i < S.n; i++)
+				if (S.v[i].busy && agc_plan_add_note(p, S.v[i].root, S.v[i].rel, "busy") < 0)
+					rc = -1;
+		}
+	}
+	stores_release(&S);
+	return rc;
 }
 
 /* OpenCode's per-user service holds every session's database and never counts as a holder:
@@ -665,6 +999,9 @@ static orow *orow_bsearch(orows *r, const char *id)
 {
 	orow key = {.id = (char *)id};
 
+	/* no rows yet: the array may be NULL, which bsearch must never be given */
+	if (!r->n)
+		return NULL;
 	return bsearch(&key, r->v, r->n, sizeof(*r->v), cmp_orow);
 }
 
@@ -675,25 +1012,13 @@ static char *col_dup(sqlite3_stmt *st, int i)
 	return v ? agc_strdup(v) : NULL;
 }
 
-static int list_db(size_t root, const char *rel, void *ud)
+/* The sessions of one readable store (a linked one too: a listing only reads). */
+static int list_store(orows *rows, const store *sto)
 {
-	struct { agc_ctx *ctx; const agc_rootset *rs; orows *rows; } *L = ud;
-	char *abs = agc_plan_abspath(L->rs, root, rel);
-	sqlite3 *db = NULL;
-	schema s;
-	size_t k, base = L->rows->n, first_n = 0;
-	int rc;
+	sqlite3 *db = sto->db;
+	const schema s = sto->s;
+	size_t k, base = rows->n, first_n = 0;
 
-	if (!abs)
-		return -1;
-	rc = agc_db_open_ro(abs, &db);
-	free(abs);
-	if (rc < 0)
-		return rc;
-	if (schema_read(db, &s) < 0) {
-		sqlite3_close(db);
-		return -1;
-	}
 	for (k = 0; k < s.nsess; k++) {
 		char *t = agc_db_ident(s.sess[k]);
 		bool title = agc_db_has_column(db, s.sess[k], "title");
@@ -722,13 +1047,13 @@ static int list_db(size_t root, const char *rel, void *ud)
 			/* session_v2 copies legacy rows under the same id: list each id once */
 			if (!id || agc_id_opencode(id, canon) < 0)
 				continue;
-			if (k > 0) {
-				orows first = {L->rows->v + base, first_n, 0};
+			if (k > 0 && first_n) {
+				orows first = {rows->v + base, first_n, 0};
 
 				if (orow_bsearch(&first, id))
 					continue;
 			}
-			w = AGC_ARRAY_PUSH(L->rows, (size_t)1 << 24);
+			w = AGC_ARRAY_PUSH(rows, (size_t)1 << 24);
 			if (!w)
 				break;
 			w->id = col_dup(st, 0);
@@ -740,17 +1065,20 @@ static int list_db(size_t root, const char *rel, void *ud)
 			w->slug = col_dup(st, 6);
 		}
 		sqlite3_finalize(st);
+		/* an empty session table leaves no rows: qsort is never given a NULL array */
 		if (k == 0) {
-			first_n = L->rows->n - base;
-			qsort(L->rows->v + base, first_n, sizeof(orow), cmp_orow);
+			first_n = rows->n - base;
+			if (first_n > 1)
+				qsort(rows->v + base, first_n, sizeof(orow), cmp_orow);
 		}
 	}
 	/* sizes: the data of a session's messages and parts (one pass per table) */
-	if (L->rows->n > base) {
+	if (rows->n > base) {
 		static const char *const sized[] = {"part", "message"};
-		orows slice = {L->rows->v + base, L->rows->n - base, 0};
+		orows slice = {rows->v + base, rows->n - base, 0};
 
-		qsort(slice.v, slice.n, sizeof(*slice.v), cmp_orow);
+		if (slice.n > 1)
+			qsort(slice.v, slice.n, sizeof(*slice.v), cmp_orow);
 		for (k = 0; k < 2; k++) {
 			sqlite3_stmt *st = NULL;
 			char *sql;
@@ -773,8 +1101,6 @@ static int list_db(size_t root, const char *rel, void *ud)
 			free(sql);
 		}
 	}
-	schema_release(&s);
-	sqlite3_close(db);
 	return 0;
 }
 
@@ -818,7 +1144,7 @@ static void list_legacy(orows *rows, int datafd)
 {
 	legacy_ls L = {rows, rows->n};
 
-	each_legacy_session(datafd, true, list_legacy_cb, &L);
+	each_legacy_session(datafd, true, false, list_legacy_cb, &L);
 	if (rows->n > L.before)
 		qsort(rows->v, rows->n, sizeof(*rows->v), cmp_orow);
 }
@@ -897,19 +1223,24 @@ static void charge_files(orows *rows, int datafd)
 	}
 	/* the session files of the legacy store, wherever their project dir is */
 	if (storage)
-		each_legacy_session(datafd, false, charge_session_cb, rows);
+		each_legacy_session(datafd, false, false, charge_session_cb, rows);
 }
 
 static int oc_list(agc_ctx *ctx, const agc_rootset *rs, const agc_ls_opts *opts, agc_ls_sink *sink)
 {
 	orows rows = {0};
-	struct { agc_ctx *ctx; const agc_rootset *rs; orows *rows; } L = {ctx, rs, &rows};
+	stores S = {.rs = rs};
 	int datafd = rs->v[R_DATA].exists ? agc_walk_open_root(rs->v[R_DATA].real) : -1;
+	const store *bad;
 	size_t i;
 	int rc;
 
 	(void)opts;
-	rc = each_db(ctx, rs, datafd, list_db, &L);
+	rc = each_db(ctx, rs, datafd, open_store, &S);
+	/* a store that cannot be read hides no other store's sessions (R8) */
+	for (i = 0; rc == 0 && i < S.n; i++)
+		if (S.v[i].db)
+			rc = list_store(&rows, &S.v[i]);
 	if (rows.n > 1)
 		qsort(rows.v, rows.n, sizeof(*rows.v), cmp_orow);
 	if (datafd >= 0) {
@@ -959,6 +1290,14 @@ static int oc_list(agc_ctx *ctx, const agc_rootset *rs, const agc_ls_opts *opts,
 		free(rows.v[i].slug);
 	}
 	free(rows.v);
+	/* every session that could be read is listed; then the store that could not be read is
+	 * said (the caller prints it on stderr) */
+	bad = stores_first_bad(&S);
+	if (rc >= 0 && bad) {
+		agc_error_set(-1, "%s", bad->err);
+		rc = -1;
+	}
+	stores_release(&S);
 	return rc < 0 ? -1 : 0;
 }
 

@@ -342,9 +342,12 @@ db_files_with() {
 	for s in "$P" "$C" "$G" "$U"; do mk_leftovers "$s"; done
 	[ -n "$(db_files_with "$(marker "$P")")" ]
 
-	run -0 --separate-stderr agc --json purge opencode "$P"
-	json_ok -s --arg p "$P" --arg c "$C" --arg g "$G" '
-		length == 1 and .[0].id == $p and .[0].status == "purged" and .[0].residual == []
+	# everything goes but P's pin in the TUI's session.json, which has no known lock: it is
+	# left and said (exit 3), the file unchanged
+	run -3 --separate-stderr agc --json purge opencode "$P"
+	json_ok -s --arg p "$P" --arg c "$C" --arg g "$G" --arg pins "$STATE/session.json" '
+		length == 1 and .[0].id == $p and .[0].status == "partial"
+		and (.[0].residual | length == 1 and .[0].path == $pins and (.[0].reason | contains("pinned")))
 		and (.[0].children | sort) == ([$c, $g] | sort)'
 
 	# opencode's views: no session list entry, no rows, no export; the database is sound
@@ -385,8 +388,9 @@ db_files_with() {
 #   plan file (<worktree>/.opencode/plans/ in a git project,
 #              <data>/plans/ otherwise)                  left              removed
 #   the deleted part text in opencode.db or its WAL     left              removed
-#   the pin of P in <state>/session.json                left              not required (shared
-#                                                                         file; must stay valid)
+#   the pin of P in <state>/session.json                left              left and reported as
+#                                                                         residual (no known lock;
+#                                                                         the file stays valid)
 @test "opencode session delete: removes the rows of a parent and its descendants, leaves their files" {
 	mk_repo
 	import_all "$REPO"
@@ -417,8 +421,9 @@ db_files_with() {
 	mk_pins
 	for s in "$P" "$C" "$G" "$U"; do mk_leftovers "$s"; done
 
-	run -0 --separate-stderr agc --json purge opencode "$P"
-	json_ok -s --arg p "$P" '.[0].id == $p and .[0].status == "purged"'
+	run -3 --separate-stderr agc --json purge opencode "$P"
+	json_ok -s --arg p "$P" --arg pins "$STATE/session.json" '.[0].id == $p and .[0].status == "partial"
+		and (.[0].residual | length == 1 and .[0].path == $pins)'
 	no_store_files "$P" "$C" "$G"
 	have_leftovers "$U"
 	[ -z "$(db_files_with "$(marker "$P")")" ]
