@@ -265,6 +265,22 @@ static void add_hints(agc_report *r, const agc_plan *p)
 	}
 }
 
+/* True when discovery saw nothing of the session but dirs it could not read. */
+static bool only_notes(const agc_plan *p)
+{
+	size_t i;
+
+	if (!p->notes.n || p->arts.n || p->holders.n)
+		return false;
+	for (i = 0; i < p->rows.n; i++)
+		if (p->rows.v[i].count)
+			return false;
+	for (i = 0; i < p->lines.n; i++)
+		if (p->lines.v[i].count)
+			return false;
+	return true;
+}
+
 typedef struct failure {
 	size_t root;
 	const char *rel;
@@ -892,6 +908,18 @@ static int run(agc_ctx *ctx, const char *agent, const char *id, mode m, agc_repo
 		break;
 	case MODE_IN_USE:
 		r->status = AGC_ST_FOUND;
+		/* Nothing of the session was seen, only dirs that could not be read: it may be
+		 * there and running, so it cannot be shown to be free, nor said not to exist (R2). */
+		if (only_notes(&p)) {
+			for (i = 0; i < p.notes.n; i++) {
+				char *cmd = agc_strfmt("cannot read '%s' (%s)", p.notes.v[i].path, p.notes.v[i].reason);
+
+				agc_report_add_holder(r, 0, cmd ? cmd : "cannot read", "unreadable", p.notes.v[i].path);
+				free(cmd);
+			}
+			add_hints(r, &p);
+			r->status = AGC_ST_IN_USE;
+		}
 		break;
 	case MODE_DRY_RUN:
 		list_plan(&p, r, true);

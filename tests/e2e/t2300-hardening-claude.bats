@@ -313,6 +313,11 @@ assert_proc_start_live() {
 	json_ok --arg d "$DATA" '.[0].status == "partial" and (.[0].residual | any(.path == $d and .reason == "permission"))'
 	run -3 --separate-stderr agc_nobody --json purge opencode "$id" --dry-run
 	json_ok '.[0].status == "dry-run"'
+	# nothing of it could be seen: neither free nor not found, but cannot tell (exit 4)
+	run -4 --separate-stderr agc_nobody --json in-use opencode "$id"
+	json_ok --arg d "$DATA" '.[0].in_use == true and (.[0].holders | any(.what == $d))'
+	[[ $stderr == *"cannot read '$DATA'"* ]]
+	run -4 --separate-stderr agc_nobody in-use auto "$id"
 	run -0 --separate-stderr agc_nobody --json ls --agent opencode
 	[[ $stderr == *"cannot read '$DATA': Permission denied"* ]]
 	run -0 --separate-stderr agc_nobody roots
