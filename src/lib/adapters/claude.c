@@ -1145,12 +1145,14 @@ static DIR *ls_dir(agc_ls_sink *sink, const agc_root *root, int rootfd, const ch
 	DIR *d = agc_dir_at(rootfd, rel);
 
 	if (!d && errno != ENOENT && errno != ENOTDIR && sink->warn) {
+		int e = errno;
 		char *msg = agc_strfmt("cannot read '%s/%s': %s", root->real ? root->real : root->path, rel,
-				       strerror(errno));
+				       strerror(e));
 
 		if (msg)
 			sink->warn(sink, msg);
 		free(msg);
+		errno = e; /* the caller tells unreadable from missing by it */
 	}
 	return d;
 }
