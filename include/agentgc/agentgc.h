@@ -63,6 +63,7 @@ typedef struct agc_root_info {
 	const char *real;    /* resolved once (NULL when missing) */
 	const char *source;  /* what set it: "$CLAUDE_CONFIG_DIR", "default", ... */
 	int exists;
+	int err;             /* it exists but cannot be opened or read: the errno (EACCES...), else 0 */
 } agc_root_info;
 
 /* Call cb for every root of every agent. cb returns nonzero to stop. Returns 0 or -1. */
@@ -96,6 +97,10 @@ typedef struct agc_ls_opts {
 	int children;            /* list child and sub-agent sessions too */
 	agc_sort sort;           /* newest / largest first */
 	size_t limit;            /* 0 = all */
+	/* Called with a message (lower case, "cannot read '<path>': <reason>") for each root or
+	 * dir the listing could not read; may be NULL. */
+	void (*warn)(const char *msg, void *ud);
+	void *warn_ud;
 } agc_ls_opts;
 
 /* List sessions, sorted, calling cb for each (strings valid during the call). cb returns

@@ -49,6 +49,13 @@ static int print_session(const agc_session_info *s, void *ud)
 	return 0;
 }
 
+/* What the listing could not read goes to stderr, in --json too (R2: never silent). */
+static void print_warning(const char *msg, void *ud)
+{
+	(void)ud;
+	cli_err("%s", msg);
+}
+
 int cmd_ls(cli *c, int argc, char **argv)
 {
 	agc_ls_opts o;
@@ -57,6 +64,7 @@ int cmd_ls(cli *c, int argc, char **argv)
 	int i, rc;
 
 	memset(&o, 0, sizeof(o));
+	o.warn = print_warning;
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;

@@ -8,6 +8,9 @@ static int print_root(const agc_root_info *r, void *ud)
 {
 	const cli *c = ud;
 
+	/* A root that exists but cannot be read is said on stderr, whatever the format (R2). */
+	if (r->exists && r->err)
+		cli_err("cannot read '%s': %s", r->real ? r->real : r->path, strerror(r->err));
 	if (c->json) {
 		json_t *o = json_object();
 
@@ -17,6 +20,8 @@ static int print_root(const agc_root_info *r, void *ud)
 		cli_json_set_str(o, "real", r->real);
 		json_object_set_new(o, "source", json_string(r->source));
 		json_object_set_new(o, "exists", json_boolean(r->exists));
+		if (r->exists && r->err)
+			json_object_set_new(o, "error", json_string(strerror(r->err)));
 		cli_json_print(o);
 		return 0;
 	}
@@ -26,7 +31,8 @@ static int print_root(const agc_root_info *r, void *ud)
 		printf(" -> ");
 		cli_path(stdout, r->real);
 	}
-	printf("  (%s%s)\n", r->source, r->exists ? "" : ", missing");
+	printf("  (%s%s%s)\n", r->source, !r->exists ? ", missing" : r->err ? ", cannot read: " : "",
+	       r->exists && r->err ? strerror(r->err) : "");
 	return 0;
 }
 

@@ -26,6 +26,7 @@ typedef struct agc_root {
 	char *real;          /* realpath, resolved once (NULL when missing) */
 	const char *source;  /* what set it (static) */
 	bool exists;
+	int err;             /* it exists but cannot be opened or read: the errno, else 0 (R2) */
 } agc_root;
 
 typedef struct agc_rootset {
@@ -48,7 +49,8 @@ struct agc_ctx {
 /* An agent's environment variable, only when the home is the caller's own and it is non-empty. */
 const char *agc_ctx_env(const agc_ctx *ctx, const char *name);
 
-/* Add a root; resolves it with realpath once. Returns its index or -1. */
+/* Add a root; resolves it with realpath once and notes (err) when it exists but cannot be
+ * opened or searched. Returns its index or -1. */
 int agc_rootset_add(agc_rootset *rs, const char *name, const char *path, const char *source);
 void agc_rootset_release(agc_rootset *rs);
 /* Index of a root by name, or -1. */
@@ -132,6 +134,13 @@ typedef struct agc_note {
 	char *reason;
 } agc_note;
 
+/* Advice for a person that only the adapter can give: for the holder whose "what" is what
+ * (NULL: for the session as a whole), in place of the engine's generic hint. */
+typedef struct agc_hint {
+	char *what;
+	char *text;
+} agc_hint;
+
 typedef struct agc_plan {
 	const struct agc_adapter *ad;
 	agc_ctx *ctx;
@@ -142,6 +151,7 @@ typedef struct agc_plan {
 	struct { agc_artifact *v; size_t n, cap; } arts;
 	struct { agc_lineset *v; size_t n, cap; } lines;
 	struct { agc_note *v; size_t n, cap; } notes;
+	struct { agc_hint *v; size_t n, cap; } hints;
 	struct { agc_dbref *v; size_t n, cap; } dbs;
 	struct { agc_rowset *v; size_t n, cap; } rows;   /* deleted in this order */
 	struct { agc_watch *v; size_t n, cap; } watch;
@@ -166,6 +176,8 @@ int agc_plan_add_art(agc_plan *p, size_t root, const char *rel, const char *sess
 		     const char *last);
 /* A problem at rel beneath root (absolute path stored) that leaves something behind. */
 int agc_plan_add_note(agc_plan *p, size_t root, const char *rel, const char *reason);
+/* A hint for the holder whose what is what (NULL: the session); strings copied. 0 or -1. */
+int agc_plan_add_hint(agc_plan *p, const char *what, const char *text);
 /* Add a root found during discovery (a project's plan dir, read from the agent's own data),
  * resolved once like the others. Returns its index (the same one for the same path) or -1. */
 int agc_plan_add_root(agc_plan *p, const char *name, const char *path);
@@ -190,6 +202,9 @@ bool agc_plan_empty(const agc_plan *p);
 /* What ls collects from an adapter. */
 typedef struct agc_ls_sink {
 	int (*add)(struct agc_ls_sink *s, const agc_session_info *info);
+	/* Something the listing could not read, for the caller to say (R2): never skipped
+	 * silently. The message is copied. */
+	void (*warn)(struct agc_ls_sink *s, const char *msg);
 } agc_ls_sink;
 
 typedef struct agc_adapter {

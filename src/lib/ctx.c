@@ -1,5 +1,6 @@
 /* The context: which home, whose environment, which temp root; roots resolved once. */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,6 +125,23 @@ const char *agc_ctx_env(const agc_ctx *ctx, const char *name)
 	return v && *v ? v : NULL;
 }
 
+/* 0 when the dir can be opened, listed and searched; else the errno. An existing root that
+ * cannot be read is never skipped silently (R2): callers report it. */
+static int root_access(const char *real)
+{
+	int fd = open(real, O_RDONLY | O_DIRECTORY | O_CLOEXEC), sub, e;
+
+	if (fd < 0)
+		return errno ? errno : EACCES;
+	/* opening "." beneath it needs search permission (x) on it, as every artifact does */
+	sub = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	e = sub < 0 ? (errno ? errno : EACCES) : 0;
+	if (sub >= 0)
+		close(sub);
+	close(fd);
+	return e;
+}
+
 int agc_rootset_add(agc_rootset *rs, const char *name, const char *path, const char *source)
 {
 	agc_root *r;
@@ -145,6 +163,12 @@ int agc_rootset_add(agc_rootset *rs, const char *name, const char *path, const c
 		if (!r->real)
 			return -1;
 		r->exists = true;
+		r->err = root_access(real);
+	} else if (errno == EACCES || errno == EPERM) {
+		/* A root that may be there but cannot be reached is not "missing": it could hold
+		 * anything, and is reported as such (R2). */
+		r->exists = true;
+		r->err = errno;
 	}
 	return (int)rs->n++;
 }
@@ -227,6 +251,7 @@ int agc_roots(agc_ctx *ctx, int (*cb)(const agc_root_info *r, void *ud), void *u
 				.real = rs->v[i].real,
 				.source = rs->v[i].source,
 				.exists = rs->v[i].exists,
+				.err = rs->v[i].err,
 			};
 			int rc = cb(&info, ud);
 

@@ -62,6 +62,7 @@ static char *reason_of(agc_walk_status st, int err)
 static int discover(agc_ctx *ctx, size_t agent, const char *canon, agc_plan *p, bool gate_only)
 {
 	const agc_rootset *rs = agc_ctx_roots(ctx, agent);
+	size_t i;
 
 	agc_plan_init(p, agc_adapter_table[agent], ctx, rs, canon);
 	p->gate_only = gate_only;
@@ -69,6 +70,10 @@ static int discover(agc_ctx *ctx, size_t agent, const char *canon, agc_plan *p, 
 		return -1;
 	if (agc_plan_add_id(p, canon) < 0)
 		return -1;
+	/* Every root is opened up front, whether or not the adapter reaches it: one that exists
+	 * but cannot be read is noted as residual, never skipped silently (R2). */
+	for (i = 0; i < p->roots->n; i++)
+		agc_plan_rootfd(p, i);
 	return agc_adapter_table[agent]->discover(p);
 }
 
@@ -243,14 +248,23 @@ unreadable:
 	return true;
 }
 
-static void add_hints(agc_report *r)
+static void add_hints(agc_report *r, const agc_plan *p)
 {
-	size_t i;
+	size_t i, k;
 	char line[512];
 
+	/* The adapter's own hints first; one for a holder replaces the generic line (R5: a
+	 * registry entry of another pid namespace names the file to remove by hand). */
+	for (k = 0; k < p->hints.n; k++)
+		agc_report_add_str(r, 2, p->hints.v[k].text);
 	for (i = 0; i < r->holders.n; i++) {
 		const agc_holder_info *h = &r->holders.v[i];
 
+		for (k = 0; k < p->hints.n; k++)
+			if (p->hints.v[k].what && h->what && strcmp(p->hints.v[k].what, h->what) == 0)
+				break;
+		if (k < p->hints.n)
+			continue;
 		if (h->pid <= 0)
 			snprintf(line, sizeof(line), "%s: the session cannot be shown to be free (%s)",
 				 h->command, h->why);
@@ -266,6 +280,22 @@ static void add_hints(agc_report *r)
 				 h->pid, h->why, h->pid);
 		agc_report_add_str(r, 2, line);
 	}
+}
+
+/* True when discovery saw nothing of the session but dirs it could not read. */
+static bool only_notes(const agc_plan *p)
+{
+	size_t i;
+
+	if (!p->notes.n || p->arts.n || p->holders.n)
+		return false;
+	for (i = 0; i < p->rows.n; i++)
+		if (p->rows.v[i].count)
+			return false;
+	for (i = 0; i < p->lines.n; i++)
+		if (p->lines.v[i].count)
+			return false;
+	return true;
 }
 
 typedef struct failure {
@@ -898,12 +928,16 @@ static int run(agc_ctx *ctx, const char *agent, const char *id, mode m, agc_repo
 	fill_session(r, &p);
 	/* 2. The gate, before anything changes (R5). */
 	if (gate(&p, r)) {
-		add_hints(r);
+		add_hints(r, &p);
 		if (m == MODE_SHOW) {
 			list_plan(&p, r, false);
 			r->status = AGC_ST_FOUND;
 		} else {
 			r->status = AGC_ST_IN_USE;
+			/* what could not be read is said even when nothing changes (R2) */
+			for (i = 0; i < p.notes.n; i++)
+				agc_report_add_item(r, true, "file", p.notes.v[i].path, NULL, p.notes.v[i].reason,
+						    p.id, 0, 0, 0);
 		}
 		agc_plan_release(&p);
 		return 0;
@@ -915,6 +949,18 @@ static int run(agc_ctx *ctx, const char *agent, const char *id, mode m, agc_repo
 		break;
 	case MODE_IN_USE:
 		r->status = AGC_ST_FOUND;
+		/* Nothing of the session was seen, only dirs that could not be read: it may be
+		 * there and running, so it cannot be shown to be free, nor said not to exist (R2). */
+		if (only_notes(&p)) {
+			for (i = 0; i < p.notes.n; i++) {
+				char *cmd = agc_strfmt("cannot read '%s' (%s)", p.notes.v[i].path, p.notes.v[i].reason);
+
+				agc_report_add_holder(r, 0, cmd ? cmd : "cannot read", "unreadable", p.notes.v[i].path);
+				free(cmd);
+			}
+			add_hints(r, &p);
+			r->status = AGC_ST_IN_USE;
+		}
 		break;
 	case MODE_DRY_RUN:
 		list_plan(&p, r, true);

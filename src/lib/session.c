@@ -65,6 +65,11 @@ void agc_plan_release(agc_plan *p)
 		free(p->notes.v[i].reason);
 	}
 	free(p->notes.v);
+	for (i = 0; i < p->hints.n; i++) {
+		free(p->hints.v[i].what);
+		free(p->hints.v[i].text);
+	}
+	free(p->hints.v);
 	for (i = 0; i < p->dbs.n; i++)
 		free(p->dbs.v[i].rel);
 	free(p->dbs.v);
@@ -107,15 +112,26 @@ DIR *agc_dir_at(int rootfd, const char *rel)
 	return d;
 }
 
+/* The residual reason for a dir or root that could not be read: "permission" when the mode
+ * forbids it (R2), else the error itself. malloc'd. */
+static char *unreadable_reason(int err)
+{
+	if (err == EACCES || err == EPERM)
+		return agc_strdup("permission");
+	return agc_strfmt("error: cannot read dir: %s", strerror(err));
+}
+
 DIR *agc_plan_dir(agc_plan *p, size_t root, int rootfd, const char *rel)
 {
 	DIR *d = agc_dir_at(rootfd, rel);
 
 	if (!d && errno != ENOENT && errno != ENOTDIR) {
-		char *why = agc_strfmt("error: cannot read dir: %s", strerror(errno));
+		int e = errno;
+		char *why = unreadable_reason(e);
 
 		agc_plan_add_note(p, root, rel, why ? why : "error: cannot read dir");
 		free(why);
+		errno = e;
 	}
 	return d;
 }
@@ -125,11 +141,31 @@ int agc_plan_rootfd(agc_plan *p, size_t root)
 	if (root >= p->roots->n)
 		return -1;
 	if (p->rootfd[root] == -2) {
-		const agc_root *r = &p->roots->v[root];
+		agc_root *r = &p->local.v[root];
 
-		p->rootfd[root] = r->exists ? agc_walk_open_root(r->real) : -1;
+		p->rootfd[root] = r->exists && r->real ? agc_walk_open_root(r->real) : -1;
+		if (p->rootfd[root] < 0 && r->exists && !r->err)
+			r->err = !r->real ? EACCES : errno == ENOENT ? 0 : errno;
+		if (r->exists && r->err) {
+			/* A root that exists but cannot be opened or searched is never skipped
+			 * silently: the session is reported as left behind there, not as not
+			 * found (R2). */
+			char *why;
+
+			why = unreadable_reason(r->err);
+			agc_plan_add_note(p, root, NULL, why ? why : "permission");
+			free(why);
+		}
 	}
 	return p->rootfd[root];
+}
+
+int agc_plan_root_err(agc_plan *p, size_t root)
+{
+	if (root >= p->roots->n)
+		return 0;
+	agc_plan_rootfd(p, root);
+	return p->local.v[root].err;
 }
 
 int agc_plan_add_id(agc_plan *p, const char *id)
@@ -172,7 +208,10 @@ int agc_plan_add_art(agc_plan *p, size_t root, const char *rel, const char *sess
 	if (fstatat(rootfd, rel, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 		if (errno == ENOENT || errno == ENOTDIR)
 			return 0;
-		return agc_plan_add_note(p, root, rel, "error: cannot inspect") < 0 ? -1 : 0;
+		return agc_plan_add_note(p, root, rel,
+					 errno == EACCES || errno == EPERM ? "permission" : "error: cannot inspect") < 0
+			       ? -1
+			       : 0;
 	}
 	a = AGC_ARRAY_PUSH(&p->arts, AGC_PLAN_MAX_ITEMS);
 	if (!a)
@@ -224,6 +263,23 @@ int agc_plan_add_note(agc_plan *p, size_t root, const char *rel, const char *rea
 	n->path = agc_plan_abspath(p->roots, root, rel);
 	n->reason = agc_strdup(reason);
 	return n->path && n->reason ? 0 : -1;
+}
+
+int agc_plan_add_hint(agc_plan *p, const char *what, const char *text)
+{
+	agc_hint *h = AGC_ARRAY_PUSH(&p->hints, AGC_PLAN_MAX_ITEMS);
+
+	if (!h)
+		return -1;
+	h->what = what ? agc_strdup(what) : NULL;
+	h->text = agc_strdup(text);
+	if ((what && !h->what) || !h->text) {
+		free(h->what);
+		free(h->text);
+		p->hints.n--;
+		return -1;
+	}
+	return 0;
 }
 
 int agc_plan_add_root(agc_plan *p, const char *name, const char *path)
@@ -484,6 +540,32 @@ static int ls_add(agc_ls_sink *s, const agc_session_info *in)
 	return 0;
 }
 
+static void ls_warn(agc_ls_sink *s, const char *msg)
+{
+	ls_collect *c = (ls_collect *)s;
+
+	if (c->opts->warn)
+		c->opts->warn(msg, c->opts->warn_ud);
+}
+
+/* Roots that exist but cannot be read are said, never skipped silently (R2). */
+static void warn_roots(ls_collect *c, const agc_rootset *rs)
+{
+	size_t i;
+
+	for (i = 0; i < rs->n; i++) {
+		const agc_root *r = &rs->v[i];
+		char *msg;
+
+		if (!r->exists || !r->err)
+			continue;
+		msg = agc_strfmt("cannot read '%s': %s", r->real ? r->real : r->path, strerror(r->err));
+		if (msg)
+			ls_warn(&c->sink, msg);
+		free(msg);
+	}
+}
+
 static int cmp_rows(const void *a, const void *b, void *arg)
 {
 	agc_sort sort_key = *(const agc_sort *)arg;
@@ -619,6 +701,7 @@ int agc_ls(agc_ctx *ctx, const agc_ls_opts *opts, int (*cb)(const agc_session_in
 		opts = &def;
 	memset(&c, 0, sizeof(c));
 	c.sink.add = ls_add;
+	c.sink.warn = ls_warn;
 	c.opts = opts;
 	c.now_ms = ctx->now_ms;
 	for (a = 0; agc_adapter_table[a]; a++) {
@@ -627,6 +710,8 @@ int agc_ls(agc_ctx *ctx, const agc_ls_opts *opts, int (*cb)(const agc_session_in
 		if (opts->agents && !(opts->agents & (1u << a)))
 			continue;
 		rs = agc_ctx_roots(ctx, a);
+		if (rs)
+			warn_roots(&c, rs);
 		if (!rs || agc_adapter_table[a]->list(ctx, rs, opts, &c.sink) < 0)
 			rc = -1;
 	}

@@ -6,8 +6,12 @@
 
 #include "core.h"
 
-/* The fd of a root of the plan, opened once (-1 when the root does not exist). Borrowed. */
+/* The fd of a root of the plan, opened once (-1 when the root does not exist or cannot be
+ * opened; the latter is noted as residual, reason permission, R2). Borrowed. */
 int agc_plan_rootfd(agc_plan *p, size_t root);
+
+/* The errno of a root that exists but cannot be opened or read, else 0. */
+int agc_plan_root_err(agc_plan *p, size_t root);
 
 /* Enumerate rel beneath rootfd for discovery (read-only; links on the way are looked
  * through). NULL with errno set when it cannot be opened. */

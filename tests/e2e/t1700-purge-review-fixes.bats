@@ -197,11 +197,11 @@ need_shim() {
 	chmod 000 "$C/projects"
 	run -3 --separate-stderr agc_nobody --json purge claude "$S"
 	json_ok --arg d "$C/projects" '.[0].status == "partial" and
-		(.[0].residual | any(.path == $d and (.reason | contains("cannot read dir"))))'
+		(.[0].residual | any(.path == $d and .reason == "permission"))'
 	assert_gone "$C/file-history/$S"
 }
 
-@test "R8: an id found nowhere while todos/ cannot be read: exit 3 (not 5), residual cannot read dir" {
+@test "R8: an id found nowhere while todos/ cannot be read: exit 3 (not 5), residual permission" {
 	nobody_setup
 	mkdir -p "$C/todos"
 	echo '[]' >"$C/todos/$(new_uuid)-agent-$(new_uuid).json"
@@ -211,7 +211,7 @@ need_shim() {
 	# what was not read may hold the session: it cannot be shown not to be there
 	run -3 --separate-stderr agc_nobody --json purge claude "$S"
 	json_ok --arg d "$C/todos" '.[0].status == "partial" and .[0].removed == [] and
-		(.[0].residual | any(.path == $d and (.reason | contains("cannot read dir"))))'
+		(.[0].residual | any(.path == $d and .reason == "permission"))'
 	assert_tree_unchanged before
 }
 

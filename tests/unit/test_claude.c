@@ -367,7 +367,10 @@ static void test_claude_registry_pid_domain(void **state)
 	(void)state;
 	snprintf(rest, sizeof(rest), "\"procStart\":\"%llu\",\"pidDomain\":\"linux:other-machine:pid:[1]\"",
 		 start_ticks(pid) + 1);
-	assert_int_equal(judge(pid, reg(text, sizeof(text), pid, ID_A, rest), ID_A), AGC_CLAUDE_REG_LIVE);
+	assert_int_equal(judge(pid, reg(text, sizeof(text), pid, ID_A, rest), ID_A), AGC_CLAUDE_REG_FOREIGN);
+	/* a pidDomain that is not a string cannot be compared: foreign too */
+	assert_int_equal(judge(pid, reg(text, sizeof(text), pid, ID_A, "\"procStart\":\"1\",\"pidDomain\":7"), ID_A),
+			 AGC_CLAUDE_REG_FOREIGN);
 	host_domain(dom, sizeof(dom));
 	snprintf(rest, sizeof(rest), "\"procStart\":\"%llu\",\"pidDomain\":\"%s\"", start_ticks(pid) + 1, dom);
 	assert_int_equal(judge(pid, reg(text, sizeof(text), pid, ID_A, rest), ID_A), AGC_CLAUDE_REG_STALE);
@@ -385,6 +388,57 @@ static void test_claude_registry_proc_start_text(void **state)
 	assert_int_equal(judge(pid, reg(text, sizeof(text), pid, ID_A,
 					"\"procStart\":\"Wed Jul 29 14:40:53 2026\""), ID_A),
 			 AGC_CLAUDE_REG_LIVE);
+}
+
+/* R5: only plain decimal digits are a start time. A sign, spaces, an exponent, a leading '+',
+ * an empty string, a number too large, a bool or null cannot be checked: live, never stale
+ * ("-1" read by strtoull was a huge number that matched nothing, so a live session went). */
+static void test_claude_registry_proc_start_strict(void **state)
+{
+	static const char *const bad[] = {
+		"\"-1\"", "\" 123\"", "\"123 \"", "\"+5\"", "\"1e5\"", "\"\"", "\"-0\"", "\"0x10\"",
+		"\"99999999999999999999999\"", "-1", "true", "null", "1.5", "{}", "[]",
+	};
+	pid_t pid = spawn_live();
+	char text[1024], rest[128];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(rest, sizeof(rest), "\"startedAt\":1,\"procStart\":%s", bad[i]);
+		if (judge(pid, reg(text, sizeof(text), pid, ID_A, rest), ID_A) != AGC_CLAUDE_REG_LIVE)
+			fail_msg("procStart %s was not live", bad[i]);
+	}
+	/* leading zeros are still plain digits: compared by value */
+	snprintf(rest, sizeof(rest), "\"procStart\":\"00%llu\"", start_ticks(pid));
+	assert_int_equal(judge(pid, reg(text, sizeof(text), pid, ID_A, rest), ID_A), AGC_CLAUDE_REG_LIVE);
+	snprintf(rest, sizeof(rest), "\"procStart\":\"00%llu\"", start_ticks(pid) + 1);
+	assert_int_equal(judge(pid, reg(text, sizeof(text), pid, ID_A, rest), ID_A), AGC_CLAUDE_REG_STALE);
+	/* startedAt a huge integer: not a time that can be checked */
+	assert_int_equal(judge(pid, reg(text, sizeof(text), pid, ID_A, "\"startedAt\":9223372036854775807"), ID_A),
+			 AGC_CLAUDE_REG_LIVE);
+}
+
+/* R1: a sub-agent id is "a" + 16 lower-case hex (formats/claude-code.md 6); nothing else in
+ * subagents/ names one. */
+static void test_claude_subagent_file(void **state)
+{
+	static const char *const bad[] = {
+		"agent-e.jsonl", "agent-.jsonl", "agent-a9018be5-6555-4077-82af-13f81e4d4ca7.jsonl",
+		"agent-a0123456789abcde.jsonl", "agent-a0123456789abcdef0.jsonl", "agent-A0123456789abcdef.jsonl",
+		"agent-a0123456789ABCDEF.jsonl", "agent-b0123456789abcdef.jsonl", "agent-a0123456789abcdef.json",
+		"agent-a0123456789abcdef.jsonl.tmp", "agent-a0123456789abcdef.meta.json", "journal.jsonl",
+		"agent-a0123456789abcdeg.jsonl", "xagent-a0123456789abcdef.jsonl",
+	};
+	char out[AGC_CLAUDE_AGENT_ID_LEN + 1];
+	size_t i;
+
+	(void)state;
+	assert_true(agc_claude_subagent_file("agent-a0123456789abcdef.jsonl", out));
+	assert_string_equal(out, "a0123456789abcdef");
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (agc_claude_subagent_file(bad[i], out))
+			fail_msg("'%s' was taken for a sub-agent", bad[i]);
 }
 
 static void key_is(const char *cwd, const char *want)
@@ -546,6 +600,8 @@ int main(void)
 		T(test_claude_registry_upper_case),
 		T(test_claude_registry_pid_domain),
 		T(test_claude_registry_proc_start_text),
+		T(test_claude_registry_proc_start_strict),
+		T(test_claude_subagent_file),
 		T(test_claude_project_key),
 		T(test_claude_project_key_long),
 		T(test_claude_project_key_long_utf16),

@@ -57,6 +57,23 @@ static int claude_roots(agc_ctx *ctx, agc_rootset *rs)
 
 /* ---- ids and names ----------------------------------------------------------------------- */
 
+bool agc_claude_subagent_file(const char *name, char out[AGC_CLAUDE_AGENT_ID_LEN + 1])
+{
+	size_t i;
+
+	/* agent-<A>.jsonl with A = "a" + 16 lower-case hex (formats/claude-code.md 6): the only
+	 * form observed; anything else is not taken for an id. */
+	if (strncmp(name, "agent-a", 7) != 0 || strlen(name) != 6 + AGC_CLAUDE_AGENT_ID_LEN + 6 ||
+	    strcmp(name + 6 + AGC_CLAUDE_AGENT_ID_LEN, ".jsonl") != 0)
+		return false;
+	for (i = 7; i < 6 + AGC_CLAUDE_AGENT_ID_LEN; i++)
+		if (!((name[i] >= '0' && name[i] <= '9') || (name[i] >= 'a' && name[i] <= 'f')))
+			return false;
+	memcpy(out, name + 6, AGC_CLAUDE_AGENT_ID_LEN);
+	out[AGC_CLAUDE_AGENT_ID_LEN] = '\0';
+	return true;
+}
+
 void agc_claude_scratch_name(const char *id, char out[13])
 {
 	struct sha256_ctx h;
@@ -208,12 +225,35 @@ static void host_pid_domain(char *out, size_t n)
 	snprintf(out, n, "linux:%s:%s", mid, ns);
 }
 
+/* A recorded start time: plain decimal digits only, as /proc/<pid>/stat field 22 is written.
+ * A sign, spaces, an exponent, a leading '+' or an empty string cannot be checked (R5): false. */
+static bool tick_count(const char *s, unsigned long long *out)
+{
+	unsigned long long v = 0;
+	size_t i;
+
+	if (!s || !*s)
+		return false;
+	for (i = 0; s[i]; i++) {
+		unsigned d;
+
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+		d = (unsigned)(s[i] - '0');
+		if (v > (~0ULL - d) / 10)
+			return false; /* too large for any tick count */
+		v = v * 10 + d;
+	}
+	*out = v;
+	return true;
+}
+
 agc_claude_reg agc_claude_registry_judge(const char *procroot, pid_t pid, const char *text,
 					 size_t len, const char *id)
 {
 	json_t *j = agc_json_parse(text, len);
-	const char *sid, *dom;
-	json_t *ps, *sa;
+	const char *sid;
+	json_t *ps, *sa, *dom;
 	agc_claude_reg res = AGC_CLAUDE_REG_LIVE;
 	agc_proc st;
 
@@ -231,15 +271,18 @@ agc_claude_reg agc_claude_registry_judge(const char *procroot, pid_t pid, const 
 		res = AGC_CLAUDE_REG_OTHER;
 		goto out;
 	}
-	dom = agc_json_str(j, "pidDomain");
+	dom = json_object_get(j, "pidDomain");
 	if (dom) {
 		char mine[300];
 
 		host_pid_domain(mine, sizeof(mine));
 		/* Another pid namespace or machine (a container sharing the config dir): its pid
-		 * means nothing here, alive or not, so the session counts as live. */
-		if (strcmp(dom, mine) != 0)
+		 * means nothing here, alive or not, so the session counts as live; so does a
+		 * pidDomain that is not even a string (R5). */
+		if (!json_is_string(dom) || strcmp(json_string_value(dom), mine) != 0) {
+			res = AGC_CLAUDE_REG_FOREIGN;
 			goto out;
+		}
 	}
 	if (!agc_proc_alive(pid)) {
 		res = AGC_CLAUDE_REG_STALE;
@@ -248,21 +291,23 @@ agc_claude_reg agc_claude_registry_judge(const char *procroot, pid_t pid, const 
 	if (agc_proc_stat(procroot, pid, &st) != 0)
 		goto out; /* alive but unreadable: cannot check, live */
 	ps = json_object_get(j, "procStart");
-	if (json_is_string(ps) || json_is_integer(ps)) {
-		char want[32];
-		char *end;
+	if (ps) {
 		unsigned long long v;
+		char want[32];
+		bool ok;
 
+		/* Only plain decimal digits are a start time: "-1" read by strtoull is a huge
+		 * number that matches nothing and made a live session stale. Anything else (a
+		 * sign, spaces, an exponent, macOS date text, a bool, null) cannot be checked here
+		 * and counts as live (R5). */
 		if (json_is_integer(ps)) {
 			snprintf(want, sizeof(want), "%lld", (long long)json_integer_value(ps));
+			ok = tick_count(want, &v);
 		} else {
-			snprintf(want, sizeof(want), "%s", json_string_value(ps));
+			ok = json_is_string(ps) && tick_count(json_string_value(ps), &v);
 		}
-		errno = 0;
-		v = strtoull(want, &end, 10);
-		if (errno || end == want || *end != '\0')
-			goto out; /* not a tick count (macOS date text): cannot check here, live */
-		res = v == st.start ? AGC_CLAUDE_REG_LIVE : AGC_CLAUDE_REG_STALE;
+		if (ok)
+			res = v == st.start ? AGC_CLAUDE_REG_LIVE : AGC_CLAUDE_REG_STALE;
 		goto out;
 	}
 	sa = json_object_get(j, "startedAt");
@@ -344,6 +389,30 @@ static bool key_is_ours(int dfd, const char *name, const char *proc_start)
 	return ours;
 }
 
+/* The registry dir cannot be read (itself, or the config dir holding it): a live session may
+ * be listed in what was not read, so the session cannot be shown to be free (R5). */
+static int registry_unreadable(agc_plan *p, const char *unreadable, int err)
+{
+	char *abs = agc_plan_abspath(p->roots, R_CONFIG, "sessions");
+	char *dir = agc_plan_abspath(p->roots, R_CONFIG, unreadable);
+	char *why = abs ? agc_strfmt("cannot read the registry '%s': %s", abs, strerror(err)) : NULL;
+	char *hint = abs && dir ? agc_strfmt("cannot read the registry '%s' (%s): a running session may be "
+					     "listed there, so nothing was changed; make '%s' readable by "
+					     "this user and run again",
+					     abs, strerror(err), dir)
+				: NULL;
+	int rc = agc_holders_add(&p->holders, 0, AGC_WHY_REGISTRY, why ? why : "cannot read the registry",
+				 abs, 0);
+
+	if (rc == 0 && hint)
+		rc = agc_plan_add_hint(p, abs, hint);
+	free(hint);
+	free(why);
+	free(dir);
+	free(abs);
+	return rc;
+}
+
 /* The registry: live entries naming the session are holders; stale ones go with it, with the
  * files Claude keys by the same pid. A registry that cannot be read fully refuses the purge:
  * a live session may be listed in what was not read (R5). */
@@ -358,12 +427,7 @@ static int discover_registry(agc_plan *p, int cfg, const char *id)
 	if (!d) {
 		if (errno == ENOENT || errno == ENOTDIR)
 			return 0;
-		char *why = agc_strfmt("cannot read the registry 'sessions': %s", strerror(errno));
-
-		rc = agc_holders_add(&p->holders, 0, AGC_WHY_REGISTRY, why ? why : "cannot read the registry",
-				     NULL, 0);
-		free(why);
-		return rc;
+		return registry_unreadable(p, "sessions", errno);
 	}
 	while ((e = readdir(d))) {
 		pid_t pid;
@@ -393,11 +457,30 @@ static int discover_registry(agc_plan *p, int cfg, const char *id)
 		} else {
 			j = agc_claude_registry_judge(p->ctx->procroot, pid, agc_buf_cstr(&text), text.len, id);
 		}
-		if (j == AGC_CLAUDE_REG_LIVE) {
-			char *cmd = pid_command(p->ctx->procroot, pid);
+		if (j == AGC_CLAUDE_REG_LIVE || j == AGC_CLAUDE_REG_FOREIGN) {
+			char *abs = agc_plan_abspath(p->roots, R_CONFIG, rel);
+			/* another namespace's pid is some other process here: its argv says nothing */
+			char *cmd = j == AGC_CLAUDE_REG_FOREIGN ? NULL : pid_command(p->ctx->procroot, pid);
 
-			rc = agc_holders_add(&p->holders, pid, AGC_WHY_REGISTRY, cmd ? cmd : "", rel, 0);
+			if (!abs)
+				rc = -1;
+			else
+				rc = agc_holders_add(&p->holders, pid, AGC_WHY_REGISTRY,
+						     j == AGC_CLAUDE_REG_FOREIGN ? "another machine or pid namespace"
+						     : cmd ? cmd : "",
+						     abs, 0);
+			if (rc == 0 && j == AGC_CLAUDE_REG_FOREIGN) {
+				char *hint = agc_strfmt(
+					"'%s' was written on another machine or in another pid namespace "
+					"(its pidDomain is not this one's): pid %ld cannot be checked from here; "
+					"once you know that session is over, remove '%s' by hand",
+					abs, (long)pid, abs);
+
+				rc = hint ? agc_plan_add_hint(p, abs, hint) : -1;
+				free(hint);
+			}
 			free(cmd);
+			free(abs);
 			p->meta.live = true;
 		} else if (j == AGC_CLAUDE_REG_STALE) {
 			DIR *d2;
@@ -799,7 +882,6 @@ static void collect_subagents(agc_plan *p, int cfg, const char *rel, int depth)
 	if (depth > 8 || !(d = agc_dir_at(cfg, rel)))
 		return;
 	while ((e = readdir(d)) && seen++ < DIR_ENTRIES_MAX) {
-		size_t nl = strlen(e->d_name);
 		struct stat st;
 		char sub[4096];
 
@@ -808,13 +890,13 @@ static void collect_subagents(agc_plan *p, int cfg, const char *rel, int depth)
 		if (S_ISDIR(st.st_mode)) {
 			if ((size_t)snprintf(sub, sizeof(sub), "%s/%s", rel, e->d_name) < sizeof(sub))
 				collect_subagents(p, cfg, sub, depth + 1);
-		} else if (nl > 12 && nl - 12 < AGC_ID_MAX && strncmp(e->d_name, "agent-", 6) == 0 &&
-			   strcmp(e->d_name + nl - 6, ".jsonl") == 0) {
-			char aid[AGC_ID_MAX];
+		} else if (S_ISREG(st.st_mode)) {
+			char aid[AGC_CLAUDE_AGENT_ID_LEN + 1];
 
-			memcpy(aid, e->d_name + 6, nl - 12);
-			aid[nl - 12] = '\0';
-			if (agc_id_path_safe(aid))
+			/* Only agent-a<16 hex>.jsonl names a sub-agent (R1): any other name is a file
+			 * of the parent's dir, removed with it, and never becomes an id the gate or
+			 * the history rewrite would match (R4). */
+			if (agc_claude_subagent_file(e->d_name, aid))
 				agc_plan_add_id(p, aid);
 		}
 	}
@@ -985,6 +1067,11 @@ static int claude_discover(agc_plan *p)
 		/* Shared files are not part of the gate (R5). */
 		if (!p->gate_only && discover_history(p, cfg) < 0)
 			return -1;
+	} else if (agc_plan_root_err(p, R_CONFIG)) {
+		/* The config dir exists but cannot be read (noted as residual, R2): its registry
+		 * cannot be read either, which refuses the purge before anything changes (R5). */
+		if (registry_unreadable(p, NULL, agc_plan_root_err(p, R_CONFIG)) < 0)
+			return -1;
 	}
 	if (tmp >= 0 && discover_temp(p, tmp, p->ctx->home_uid, id) < 0)
 		return -1;
@@ -1057,6 +1144,25 @@ static int64_t ms_of(const struct timespec *ts)
 	return (int64_t)ts->tv_sec * 1000 + ts->tv_nsec / 1000000;
 }
 
+/* Open rel beneath a root for the listing; a dir that exists but cannot be read is said
+ * through the sink, never skipped silently (R2). NULL when it cannot be opened. */
+static DIR *ls_dir(agc_ls_sink *sink, const agc_root *root, int rootfd, const char *rel)
+{
+	DIR *d = agc_dir_at(rootfd, rel);
+
+	if (!d && errno != ENOENT && errno != ENOTDIR && sink->warn) {
+		int e = errno;
+		char *msg = agc_strfmt("cannot read '%s/%s': %s", root->real ? root->real : root->path, rel,
+				       strerror(e));
+
+		if (msg)
+			sink->warn(sink, msg);
+		free(msg);
+		errno = e; /* the caller tells unreadable from missing by it */
+	}
+	return d;
+}
+
 /* Add the size and mtime of the entry leaf of the open dir dfd to the row of the session whose
  * id is the uuid at the start of name. */
 static void charge(rows *r, int dfd, const char *leaf, const char *name)
@@ -1087,9 +1193,9 @@ static void charge(rows *r, int dfd, const char *leaf, const char *name)
 }
 
 /* Charge every entry of dir (files and dirs keyed by a leading uuid). */
-static void charge_dir(rows *r, int rootfd, const char *dir)
+static void charge_dir(rows *r, agc_ls_sink *sink, const agc_root *root, int rootfd, const char *dir)
 {
-	DIR *d = agc_dir_at(rootfd, dir);
+	DIR *d = ls_dir(sink, root, rootfd, dir);
 	struct dirent *e;
 	size_t seen = 0;
 
@@ -1120,7 +1226,7 @@ static int list_subagents_at(rows *r, int cfg, const char *rel, const char *pare
 	if (!d)
 		return 0;
 	while ((e = readdir(d)) && seen++ < DIR_ENTRIES_MAX) {
-		size_t nl = strlen(e->d_name);
+		char aid[AGC_CLAUDE_AGENT_ID_LEN + 1];
 		row *w;
 		struct stat st;
 
@@ -1133,14 +1239,13 @@ static int list_subagents_at(rows *r, int cfg, const char *rel, const char *pare
 				list_subagents_at(r, cfg, sub, parent, project, depth + 1);
 			continue;
 		}
-		if (!S_ISREG(st.st_mode) || nl <= 12 || nl - 12 > AGC_UUID_LEN ||
-		    strncmp(e->d_name, "agent-", 6) != 0 || strcmp(e->d_name + nl - 6, ".jsonl") != 0)
+		/* the same grammar as discovery: ls lists no child that purge would not see (R1) */
+		if (!S_ISREG(st.st_mode) || !agc_claude_subagent_file(e->d_name, aid))
 			continue;
 		w = AGC_ARRAY_PUSH(r, (size_t)1 << 26);
 		if (!w)
 			break;
-		memcpy(w->id, e->d_name + 6, nl - 12);
-		w->id[nl - 12] = '\0';
+		memcpy(w->id, aid, sizeof(aid));
 		w->parent = agc_strdup(parent);
 		w->project = project ? agc_strdup(project) : NULL;
 		w->bytes = (uint64_t)st.st_size;
@@ -1159,9 +1264,9 @@ static int list_subagents(rows *r, int cfg, const char *projdir, const char *par
 	return list_subagents_at(r, cfg, rel, parent, project, 0);
 }
 
-static int list_projects(rows *r, int cfg, bool children)
+static int list_projects(rows *r, agc_ls_sink *sink, const agc_root *root, int cfg, bool children)
 {
-	DIR *d = agc_dir_at(cfg, "projects");
+	DIR *d = ls_dir(sink, root, cfg, "projects");
 	struct dirent *e;
 	size_t seen = 0;
 
@@ -1175,7 +1280,7 @@ static int list_projects(rows *r, int cfg, bool children)
 		if (e->d_name[0] == '.' || !agc_id_path_safe(e->d_name))
 			continue;
 		snprintf(rel, sizeof(rel), "projects/%s", e->d_name);
-		pd = agc_dir_at(cfg, rel);
+		pd = ls_dir(sink, root, cfg, rel);
 		if (!pd)
 			continue;
 		while ((f = readdir(pd))) {
@@ -1233,30 +1338,82 @@ static int list_projects(rows *r, int cfg, bool children)
 	return 0;
 }
 
-static void mark_live(rows *r, agc_ctx *ctx, int cfg)
+static void mark_all_live(rows *r)
 {
-	DIR *d = agc_dir_at(cfg, "sessions");
+	size_t i;
+
+	for (i = 0; i < r->n; i++)
+		r->v[i].live = true;
+}
+
+/* Mark the rows live the gate would call live (R5: ls and in-use never disagree): judged
+ * like the gate's registry read, whatever the pid; a registry that cannot be read, or a file
+ * of a running pid that cannot be read, leaves every session unable to be shown free. */
+static void mark_live(rows *r, agc_ctx *ctx, agc_ls_sink *sink, const agc_root *root, int cfg)
+{
+	DIR *d = ls_dir(sink, root, cfg, "sessions");
 	struct dirent *e;
 	agc_buf text = AGC_BUF_INIT_MAX(REGISTRY_MAX + 1);
+	size_t seen = 0;
 
-	if (!d)
+	if (!d) {
+		if (errno != ENOENT && errno != ENOTDIR)
+			mark_all_live(r);
 		return;
+	}
 	while ((e = readdir(d))) {
 		pid_t pid;
 		json_t *j;
 		const char *sid;
 		char id[AGC_ID_MAX];
 		row *w;
+		int rrc;
 
-		if (!is_pid_json(e->d_name, &pid) || !agc_proc_alive(pid))
+		if (++seen > DIR_ENTRIES_MAX) {
+			mark_all_live(r);
+			break;
+		}
+		if (!is_pid_json(e->d_name, &pid))
 			continue;
-		if (agc_read_at(dirfd(d), e->d_name, REGISTRY_MAX, &text) != 0)
+		rrc = agc_read_at(dirfd(d), e->d_name, REGISTRY_MAX, &text);
+		if (rrc == AGC_ENOTFOUND)
 			continue;
+		if (rrc < 0) {
+			/* too big or unreadable: the gate counts it live for any session of a
+			 * running pid */
+			if (agc_proc_alive(pid))
+				mark_all_live(r);
+			continue;
+		}
 		j = agc_json_parse(text.ptr, text.len);
+		if (!j) {
+			size_t k;
+
+			/* unparseable: live for every session its text names while the pid runs */
+			if (!agc_proc_alive(pid))
+				continue;
+			for (k = 0; k + AGC_UUID_LEN <= text.len; k++) {
+				char cand[AGC_UUID_LEN + 1];
+				size_t c;
+
+				/* the gate matches the id in any case */
+				for (c = 0; c < AGC_UUID_LEN; c++)
+					cand[c] = (char)(text.ptr[k + c] >= 'A' && text.ptr[k + c] <= 'F'
+								 ? text.ptr[k + c] - 'A' + 'a'
+								 : text.ptr[k + c]);
+				cand[AGC_UUID_LEN] = '\0';
+				if (agc_id_is_uuid(cand, AGC_UUID_LEN) && (w = rows_find(r, cand)))
+					w->live = true;
+			}
+			continue;
+		}
 		sid = agc_json_str(j, "sessionId");
-		if (sid && agc_id_uuid(sid, id) == 0 && (w = rows_find(r, id)) &&
-		    agc_claude_registry_judge(ctx->procroot, pid, text.ptr, text.len, id) == AGC_CLAUDE_REG_LIVE)
-			w->live = true;
+		if (sid && agc_id_uuid(sid, id) == 0 && (w = rows_find(r, id))) {
+			agc_claude_reg v = agc_claude_registry_judge(ctx->procroot, pid, text.ptr, text.len, id);
+
+			if (v == AGC_CLAUDE_REG_LIVE || v == AGC_CLAUDE_REG_FOREIGN)
+				w->live = true;
+		}
 		json_decref(j);
 	}
 	closedir(d);
@@ -1275,7 +1432,7 @@ static int claude_list(agc_ctx *ctx, const agc_rootset *rs, const agc_ls_opts *o
 
 	if (cfg < 0)
 		goto out;
-	if (list_projects(&r, cfg, opts && opts->children) < 0) {
+	if (list_projects(&r, sink, &rs->v[R_CONFIG], cfg, opts && opts->children) < 0) {
 		rc = -1;
 		goto out;
 	}
@@ -1284,26 +1441,26 @@ static int claude_list(agc_ctx *ctx, const agc_rootset *rs, const agc_ls_opts *o
 		goto out;
 	}
 	for (i = 0; i < sizeof(side) / sizeof(side[0]); i++)
-		charge_dir(&r, cfg, side[i]);
+		charge_dir(&r, sink, &rs->v[R_CONFIG], cfg, side[i]);
 	if (tmp >= 0) {
 		char top[64];
 		DIR *d;
 		struct dirent *e;
 
 		snprintf(top, sizeof(top), "claude-%lu", (unsigned long)ctx->home_uid);
-		d = agc_dir_at(tmp, top);
+		d = ls_dir(sink, &rs->v[R_TEMP], tmp, top);
 		while (d && (e = readdir(d))) {
 			char rel[4096];
 
 			if (e->d_name[0] == '.' || strcmp(e->d_name, "s") == 0)
 				continue;
 			snprintf(rel, sizeof(rel), "%s/%s", top, e->d_name);
-			charge_dir(&r, tmp, rel);
+			charge_dir(&r, sink, &rs->v[R_TEMP], tmp, rel);
 		}
 		if (d)
 			closedir(d);
 	}
-	mark_live(&r, ctx, cfg);
+	mark_live(&r, ctx, sink, &rs->v[R_CONFIG], cfg);
 	for (i = 0; i < r.n; i++) {
 		agc_session_info info = {
 			.agent = "claude",

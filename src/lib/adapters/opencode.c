@@ -100,7 +100,8 @@ static int each_db(agc_ctx *ctx, const agc_rootset *rs, int datafd,
 			closedir(d);
 	}
 	if (rc == 0 && env && strcmp(env, ":memory:") != 0) {
-		if (env[0] == '/' && dbroot >= 0 && rs->v[dbroot].exists) {
+		/* a db dir that cannot be read is noted by the core (R2), not opened here */
+		if (env[0] == '/' && dbroot >= 0 && rs->v[dbroot].exists && !rs->v[dbroot].err) {
 			const char *base = strrchr(env, '/') + 1;
 
 			if (*base && strcmp(base, "opencode.db") != 0)
