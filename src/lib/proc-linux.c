@@ -38,17 +38,28 @@ static int proc_errno(int err, const char *what, const char *path)
 	return agc_error_errno(-1, err, "cannot %s '%s'", what, path);
 }
 
-/* Build procroot/PID/name into out, or procroot/name when pid is 0. Returns 0 or -1. */
+/* Build procroot/PID/name into out, or procroot/name when pid is 0. Returns 0 or -1. This
+ * runs several times for every process of a scan: plain copies, no snprintf. */
 static int proc_path(char *out, size_t size, const char *procroot, pid_t pid, const char *name)
 {
-	int n;
+	size_t rl = strlen(procroot), nl = strlen(name), dl = 0;
+	char digits[24];
+	unsigned long v = (unsigned long)pid;
 
 	if (pid > 0)
-		n = snprintf(out, size, "%s/%ld/%s", procroot, (long)pid, name);
-	else
-		n = snprintf(out, size, "%s/%s", procroot, name);
-	if (n < 0 || (size_t)n >= size)
+		do
+			digits[sizeof(digits) - 1 - dl++] = (char)('0' + v % 10);
+		while ((v /= 10) != 0);
+	if (rl + 1 + dl + (dl ? 1 : 0) + nl + 1 > size)
 		return agc_error_set(-1, "path too long under '%s'", procroot);
+	memcpy(out, procroot, rl);
+	out[rl++] = '/';
+	if (dl) {
+		memcpy(out + rl, digits + sizeof(digits) - dl, dl);
+		rl += dl;
+		out[rl++] = '/';
+	}
+	memcpy(out + rl, name, nl + 1);
 	return 0;
 }
 
@@ -456,10 +467,12 @@ static int maps_head(const char *s, size_t n, agc_devino *f)
 
 	/* Skip the address range, the permissions and the offset. */
 	for (i = 0; i < 3; i++) {
-		while (s < e && *s != ' ')
-			s++;
-		while (s < e && *s == ' ')
-			s++;
+		const char *sp = memchr(s, ' ', (size_t)(e - s));
+
+		if (!sp)
+			return 0;
+		for (s = sp + 1; s < e && *s == ' '; s++)
+			;
 	}
 	for (digits = 0; s < e && (d = hexval((unsigned char)*s)) < 16; s++, digits++)
 		maj = (maj << 4) | d;
@@ -474,10 +487,15 @@ static int maps_head(const char *s, size_t n, agc_devino *f)
 	/* Most lines of a process are anonymous ("00:00 0"): out at the first digit. */
 	if (s >= e || *s < '0' || *s > '9' || (*s == '0' && (s + 1 == e || s[1] == ' ')))
 		return 0;
-	for (digits = 0; s < e && *s >= '0' && *s <= '9'; s++, digits++)
-		ino = ino * 10 + (unsigned long long)(*s - '0');
-	/* 20 digits could wrap: no real inode has them. */
-	if (digits > 19 || (s < e && *s != ' '))
+	for (; s < e && *s >= '0' && *s <= '9'; s++) {
+		unsigned d10 = (unsigned)(*s - '0');
+
+		/* An inode that does not fit cannot be one of ours, nor anyone's. */
+		if (ino > (ULLONG_MAX - d10) / 10)
+			return 0;
+		ino = ino * 10 + d10;
+	}
+	if (s < e && *s != ' ')
 		return 0;
 	f->dev = makedev((unsigned int)maj, (unsigned int)min);
 	f->ino = (ino_t)ino;
