@@ -162,6 +162,10 @@ typedef struct agc_plan {
 			    dirs shared by every session (in-use must answer fast) */
 	bool again;      /* the discovery after a purge, for its residual: a store that cannot
 			    be read is left as residual, not an error that hides the rest (R7, R8) */
+	/* R5: the session's project dir when an agent process without a registry entry there
+	 * would hold it (its transcript changed lately); its label is meta.project. */
+	bool has_agent_cwd;
+	agc_devino agent_cwd;
 } agc_plan;
 
 void agc_plan_init(agc_plan *p, const struct agc_adapter *ad, agc_ctx *ctx, const agc_rootset *rs,
@@ -220,10 +224,14 @@ typedef struct agc_adapter {
 	/* Environment variables that name the session of a process the agent started. */
 	const char *const *env_names;
 	size_t n_env_names;
-	/* Whether the gate also looks at memory mappings (databases are mapped; JSONL is not). */
-	bool gate_maps;
 	/* A shared service that holds every session's files and never counts as a holder. */
 	bool (*exempt)(const char *argv, size_t len, void *ud);
+	/* R5: whether argv (NUL-separated) is the agent's own process, for the rule on agent
+	 * processes without a registry entry (plan->agent_cwd). May be NULL. */
+	bool (*agent_proc)(const char *argv, size_t len);
+	/* R5: whether a live registry entry of the agent accounts for pid (it runs a session
+	 * of its own). Called from the gate's threads; may be NULL. */
+	bool (*accounted)(const struct agc_plan *p, pid_t pid);
 } agc_adapter;
 
 extern const agc_adapter *const agc_adapter_table[]; /* NULL-terminated */

@@ -1,7 +1,9 @@
 /* Who holds a session (SPEC R5): one pass over the process table, matching each process's
- * arguments, environment and open files against the session's ids and artifacts. A process is
- * read only as far as the query needs: argv when ids are asked for (or to name a holder, or to
- * ask the exemption), environ only when variable names are given, fds only when files are. */
+ * arguments, environment, current directory, open files and mappings against the session's ids
+ * and artifacts. A process is read only as far as the query needs: argv when ids are asked for
+ * (or to name a holder, or to ask the exemption), environ only when variable names are given,
+ * fds and the cwd only when files are, and maps (the costliest read by far) only for a process
+ * that nothing else has made a holder. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdint.h>
@@ -34,6 +36,8 @@ const char *agc_why_name(agc_why why)
 		return "lock";
 	case AGC_WHY_UNREADABLE:
 		return "process-table";
+	case AGC_WHY_CWD:
+		return "cwd";
 	}
 	return "unknown";
 }
@@ -218,6 +222,7 @@ typedef struct scan {
 	bool have_argv;
 	int argv_rc;
 	bool have_command;
+	bool held;         /* the current process is a holder already */
 	char command[HOLDERS_COMMAND_MAX + 4];
 } scan;
 
@@ -269,6 +274,13 @@ static bool skippable(int rc)
 	return rc == AGC_ENOTFOUND || rc == AGC_EUNSAFE;
 }
 
+/* Make the current process a holder. Returns 0 or -1. */
+static int hold(scan *sc, agc_why why, const char *what, size_t file)
+{
+	sc->held = true;
+	return agc_holders_add(sc->out, sc->cur->pid, why, command(sc), what, file);
+}
+
 static int check_cmdline(scan *sc)
 {
 	const agc_gate_query *q = sc->q;
@@ -280,8 +292,7 @@ static int check_cmdline(scan *sc)
 		return skippable(rc) ? 0 : -1;
 	for (i = 0; i < q->n_ids; i++)
 		if (ci_contains(sc->argv.ptr, sc->argv.len, q->ids[i], sc->id_len[i]) &&
-		    agc_holders_add(sc->out, sc->cur->pid, AGC_WHY_CMDLINE, command(sc), q->ids[i],
-				    0) < 0)
+		    hold(sc, AGC_WHY_CMDLINE, q->ids[i], 0) < 0)
 			return -1;
 	return 0;
 }
@@ -312,21 +323,19 @@ static int check_environ(scan *sc)
 				continue;
 			for (j = 0; j < q->n_ids; j++)
 				if (sc->id_len[j] == vlen && vlen && ci_equal(eq + 1, q->ids[j], vlen) &&
-				    agc_holders_add(sc->out, sc->cur->pid, AGC_WHY_ENVIRON, command(sc),
-						    q->ids[j], 0) < 0)
+				    hold(sc, AGC_WHY_ENVIRON, q->ids[j], 0) < 0)
 					return -1;
 		}
 	}
 	return 0;
 }
 
-/* Called for every open file of the current process: note each query file it is. */
-static int file_cb(const agc_devino *f, void *ud)
+/* The first of the sorted keys with (dev, ino) at or above f; equal keys (the same file
+ * listed twice) follow it. */
+static size_t key_lower(const scan *sc, const agc_devino *f)
 {
-	scan *sc = ud;
 	size_t lo = 0, hi = sc->q->n_files, mid;
 
-	/* Lower bound of (dev, ino); equal keys (the same file listed twice) follow it. */
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
 		if (sc->keys[mid].dev < f->dev ||
@@ -335,8 +344,21 @@ static int file_cb(const agc_devino *f, void *ud)
 		else
 			hi = mid;
 	}
-	for (; lo < sc->q->n_files && sc->keys[lo].dev == f->dev && sc->keys[lo].ino == f->ino;
-	     lo++) {
+	return lo;
+}
+
+static bool key_is(const scan *sc, size_t i, const agc_devino *f)
+{
+	return i < sc->q->n_files && sc->keys[i].dev == f->dev && sc->keys[i].ino == f->ino;
+}
+
+/* Called for every open file of the current process: note each query file it is. */
+static int file_cb(const agc_devino *f, void *ud)
+{
+	scan *sc = ud;
+	size_t lo;
+
+	for (lo = key_lower(sc, f); key_is(sc, lo, f); lo++) {
 		size_t idx = sc->keys[lo].idx;
 
 		if (sc->seen[idx] != sc->gen) {
@@ -358,11 +380,19 @@ static int check_files(scan *sc)
 		memset(sc->seen, 0, q->n_files * sizeof(*sc->seen));
 		sc->gen = 1;
 	}
-	rc = agc_proc_files(sc->procroot, sc->cur->pid, q->with_maps, file_cb, sc);
+	rc = agc_proc_fds(sc->procroot, sc->cur->pid, file_cb, sc);
 	/* Files seen before the process went away (or stopped being readable) still count: it
 	 * held them during the scan, and a refusal is the safe side. */
 	if (rc < 0 && !skippable(rc))
 		return -1;
+	/* R5: a mapping outlives the fd it was made from (mmap, then close), for every agent.
+	 * Reading maps costs more than all the other checks of a process together, so it is
+	 * done only for a process that is no holder yet: one more reason changes nothing. */
+	if (rc == 0 && q->with_maps && sc->n_hits == 0 && !sc->held) {
+		rc = agc_proc_maps(sc->procroot, sc->cur->pid, file_cb, sc);
+		if (rc < 0 && !skippable(rc))
+			return -1;
+	}
 	if (sc->n_hits == 0)
 		return 0;
 	/* The exemption (a shared service) needs the real argv; an argv we cannot read proves
@@ -371,10 +401,38 @@ static int check_files(scan *sc)
 							 q->exempt_ud))
 		return 0;
 	for (i = 0; i < sc->n_hits; i++)
-		if (agc_holders_add(sc->out, sc->cur->pid, AGC_WHY_OPEN_FILE, command(sc),
-				    q->files[sc->hits[i]].label, sc->hits[i]) < 0)
+		if (hold(sc, AGC_WHY_OPEN_FILE, q->files[sc->hits[i]].label, sc->hits[i]) < 0)
 			return -1;
 	return 0;
+}
+
+/* R5: the current directory of the process. Inside one of the session's dirs, the process
+ * runs in the session (a tool started there, a shell left in it). At the session's project,
+ * it holds the session when it is the agent's own process and no live registry entry accounts
+ * for it (an older agent, or a nested session, writes none). */
+static int check_cwd(scan *sc)
+{
+	const agc_gate_query *q = sc->q;
+	agc_devino d;
+	size_t i;
+	int rc;
+
+	rc = agc_proc_cwd_id(sc->procroot, sc->cur->pid, &d);
+	if (rc < 0)
+		return skippable(rc) ? 0 : -1;
+	for (i = q->n_files ? key_lower(sc, &d) : 0; key_is(sc, i, &d); i++)
+		if (hold(sc, AGC_WHY_CWD, q->files[sc->keys[i].idx].label, sc->keys[i].idx) < 0)
+			return -1;
+	if (!q->agent_cwd || d.dev != q->agent_cwd->id.dev || d.ino != q->agent_cwd->id.ino)
+		return 0;
+	/* An argv we cannot read does not show the agent: as with another user's process,
+	 * nothing is known of it. */
+	if (load_argv(sc) != 0 || !q->agent_proc || !q->agent_proc(agc_buf_cstr(&sc->argv),
+								   sc->argv.len))
+		return 0;
+	if (q->accounted && q->accounted(sc->cur->pid, q->accounted_ud))
+		return 0;
+	return hold(sc, AGC_WHY_CWD, q->agent_cwd->label, AGC_HOLDER_NO_FILE);
 }
 
 static bool skipped(const scan *sc, pid_t pid)
@@ -400,11 +458,15 @@ static int each_cb(pid_t pid, void *ud)
 	sc->have_stat = false;
 	sc->have_argv = false;
 	sc->have_command = false;
+	sc->held = false;
 	/* agentgc and its ancestors carry the id in their own arguments and environment (a shell
-	 * running `agentgc purge <id>`, an agent's tool running it): they never count for these. */
+	 * running `agentgc purge <id>`, an agent's tool running it), and may well run inside the
+	 * session's dirs or its project: they never count for these. */
 	if (q->n_ids && !ancestor && check_cmdline(sc) < 0)
 		return -1;
 	if (q->n_env_names && q->n_ids && !ancestor && check_environ(sc) < 0)
+		return -1;
+	if ((q->n_files || q->agent_cwd) && !ancestor && check_cwd(sc) < 0)
 		return -1;
 	/* agentgc's own fds are the ones it reads the session through. */
 	if (q->n_files && p->pid != sc->self && check_files(sc) < 0)
@@ -530,7 +592,7 @@ int agc_holders_scan(const agc_gate_query *q, agc_holders *out)
 	if (!q || !out || (q->n_ids && !q->ids) || (q->n_env_names && !q->env_names) ||
 	    (q->n_files && !q->files))
 		return agc_error_set(-1, "invalid holder query");
-	if (!q->n_ids && !q->n_files)
+	if (!q->n_ids && !q->n_files && !q->agent_cwd)
 		return 0;  /* nothing that anything could hold */
 
 	memset(&sc, 0, sizeof(sc));
@@ -539,9 +601,9 @@ int agc_holders_scan(const agc_gate_query *q, agc_holders *out)
 	sc.out = out;
 	sc.self = getpid();
 
+	if (agc_proc_self_and_ancestors(sc.procroot, &sc.skip, &sc.n_skip) < 0)
+		goto done;
 	if (q->n_ids) {
-		if (agc_proc_self_and_ancestors(sc.procroot, &sc.skip, &sc.n_skip) < 0)
-			goto done;
 		sc.id_len = calloc(q->n_ids, sizeof(*sc.id_len));
 		if (!sc.id_len) {
 			agc_error_oom();

@@ -1,5 +1,6 @@
-/* Who holds a session: one pass over the process table matching argv, environment and open
- * files (by device and inode) against what the session owns (SPEC R5). */
+/* Who holds a session: one pass over the process table matching argv, environment, open files
+ * and mappings (by device and inode) and current directories against what the session owns
+ * (SPEC R5). */
 #ifndef AGC_HOLDERS_H
 #define AGC_HOLDERS_H
 
@@ -13,12 +14,14 @@ typedef enum agc_why {
 	AGC_WHY_REGISTRY = 0, /* an agent registry names the session and its pid is alive */
 	AGC_WHY_CMDLINE,      /* an argument contains the id */
 	AGC_WHY_ENVIRON,      /* the environment names the id (CODEX_THREAD_ID=...) */
-	AGC_WHY_OPEN_FILE,    /* an fd or mapping of one of the session's files */
+	AGC_WHY_OPEN_FILE,    /* an fd or mapping of one of the session's files or dirs */
 	AGC_WHY_LOCK,         /* the agent's lock for the session is held */
 	AGC_WHY_UNREADABLE,   /* the process table could not be read */
+	AGC_WHY_CWD,          /* the current directory is inside the session, or an agent process
+				 without a registry entry runs at the session's project */
 } agc_why;
 
-/* "registry", "cmdline", "environ", "open-file", "lock", "process-table" */
+/* "registry", "cmdline", "environ", "open-file", "lock", "process-table", "cwd" */
 const char *agc_why_name(agc_why why);
 
 typedef struct agc_holder {
@@ -26,8 +29,11 @@ typedef struct agc_holder {
 	agc_why why;
 	char *command;   /* argv joined with spaces, bounded; malloc'd */
 	char *what;      /* the id or the label of the file matched; malloc'd, may be NULL */
-	size_t file;     /* for AGC_WHY_OPEN_FILE: index into the query's files */
+	size_t file;     /* for AGC_WHY_OPEN_FILE and AGC_WHY_CWD: index into the query's files,
+			    AGC_HOLDER_NO_FILE when the holder matched none of them */
 } agc_holder;
+
+#define AGC_HOLDER_NO_FILE ((size_t)-1)
 
 typedef struct agc_holders {
 	agc_holder *v;
@@ -51,20 +57,32 @@ typedef struct agc_gate_query {
 	const char *const *env_names;     /* environment variables whose value, equal to an id
 					     (case-insensitive), makes the process a holder */
 	size_t n_env_names;
-	const agc_gate_file *files;       /* files whose holders count */
+	/* Files and dirs whose holders count: an open fd, a mapping (with_maps) or, for a dir, a
+	 * current directory on one of them makes a holder. */
+	const agc_gate_file *files;
 	size_t n_files;
 	bool with_maps;                   /* also look at /proc/PID/maps */
 	/* A process that this returns true for is never a holder through open files (a shared
 	 * service such as OpenCode's `serve --service`); argv is NUL-separated. May be NULL. */
 	bool (*exempt)(const char *argv, size_t argv_len, void *ud);
 	void *exempt_ud;
+	/* An agent's own process that keeps no registry entry (R5): a process whose current
+	 * directory is agent_cwd (the session's project), whose argv agent_proc accepts, and for
+	 * which accounted (may be NULL) does not say that a live registry entry accounts for it,
+	 * is a holder, why cwd. agent_cwd NULL: no such rule. */
+	const agc_gate_file *agent_cwd;
+	bool (*agent_proc)(const char *argv, size_t argv_len);
+	bool (*accounted)(pid_t pid, void *ud);
+	void *accounted_ud;
 } agc_gate_query;
 
-/* Scan every process once. agentgc itself and its ancestors never count for ids and env_names;
- * agentgc itself never counts for files. A process that vanishes mid-scan, or whose details may
- * not be read (another user's, as a normal user), is skipped. Holders are appended to out.
- * Returns 0, or -1 (error set) when the process table cannot be read at all: the caller then
- * treats the session as in use. */
+/* Scan every process once. agentgc itself and its ancestors never count for ids, env_names and
+ * current directories; agentgc itself never counts for files. A process that vanishes mid-scan,
+ * or whose details may not be read (another user's, as a normal user), is skipped. Mappings are
+ * read only for a process that nothing else has made a holder (they are the costly part).
+ * Holders are appended to out. accounted may be called from two threads at once. Returns 0, or
+ * -1 (error set) when the process table cannot be read at all: the caller then treats the
+ * session as in use. */
 int agc_holders_scan(const agc_gate_query *q, agc_holders *out);
 
 #endif

@@ -2,7 +2,6 @@
  * bounded: small files into fixed buffers, argv and environ up to the caller's cap, maps and
  * /proc/stat a line at a time with a fixed line buffer, open fds up to PROC_MAX_FDS. A process
  * that vanishes while it is read is "not found", never an error (psmisc fuser.c). */
-#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -39,17 +38,28 @@ static int proc_errno(int err, const char *what, const char *path)
 	return agc_error_errno(-1, err, "cannot %s '%s'", what, path);
 }
 
-/* Build procroot/PID/name into out, or procroot/name when pid is 0. Returns 0 or -1. */
+/* Build procroot/PID/name into out, or procroot/name when pid is 0. Returns 0 or -1. This
+ * runs several times for every process of a scan: plain copies, no snprintf. */
 static int proc_path(char *out, size_t size, const char *procroot, pid_t pid, const char *name)
 {
-	int n;
+	size_t rl = strlen(procroot), nl = strlen(name), dl = 0;
+	char digits[24];
+	unsigned long v = (unsigned long)pid;
 
 	if (pid > 0)
-		n = snprintf(out, size, "%s/%ld/%s", procroot, (long)pid, name);
-	else
-		n = snprintf(out, size, "%s/%s", procroot, name);
-	if (n < 0 || (size_t)n >= size)
+		do
+			digits[sizeof(digits) - 1 - dl++] = (char)('0' + v % 10);
+		while ((v /= 10) != 0);
+	if (rl + 1 + dl + (dl ? 1 : 0) + nl + 1 > size)
 		return agc_error_set(-1, "path too long under '%s'", procroot);
+	memcpy(out, procroot, rl);
+	out[rl++] = '/';
+	if (dl) {
+		memcpy(out + rl, digits + sizeof(digits) - dl, dl);
+		rl += dl;
+		out[rl++] = '/';
+	}
+	memcpy(out + rl, name, nl + 1);
 	return 0;
 }
 
@@ -428,91 +438,131 @@ int agc_proc_cwd(const char *procroot, pid_t pid, agc_buf *out)
 	}
 }
 
-/* Parse one maps line "start-end perms offset MAJ:MIN inode [path]" (MAJ and MIN in hex, the
- * inode in decimal). Returns 1 with a file mapping, 0 for an anonymous one (inode 0) or a line
- * that is not a mapping. */
-static int parse_maps_line(const char *s, agc_devino *f)
+/* A maps line is "start-end perms offset MAJ:MIN inode [path]": the fields up to the inode
+ * take well under MAPS_HEAD bytes (the kernel pads them to a column), so a line cut there
+ * still has them whole. */
+#define MAPS_HEAD 256
+#define MAPS_BUF 16384
+
+static unsigned hexval(unsigned char c)
 {
-	unsigned long maj, min;
-	unsigned long long ino;
-	char *end;
-	int i;
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c |= 0x20;
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return 16;
+}
+
+/* Parse the head of one maps line s[0..n) (MAJ and MIN in hex, the inode in decimal). Returns
+ * 1 with a file mapping, 0 for an anonymous one (inode 0) or a line that is not a mapping.
+ * This runs for every line of every process: plain byte loops, no strtoul. */
+static int maps_head(const char *s, size_t n, agc_devino *f)
+{
+	const char *e = s + n;
+	unsigned long maj = 0, min = 0;
+	unsigned long long ino = 0;
+	unsigned d;
+	int i, digits;
 
 	/* Skip the address range, the permissions and the offset. */
 	for (i = 0; i < 3; i++) {
-		while (*s && *s != ' ')
-			s++;
-		while (*s == ' ')
-			s++;
+		const char *sp = memchr(s, ' ', (size_t)(e - s));
+
+		if (!sp)
+			return 0;
+		for (s = sp + 1; s < e && *s == ' '; s++)
+			;
 	}
-	if (!isxdigit((unsigned char)*s))
+	for (digits = 0; s < e && (d = hexval((unsigned char)*s)) < 16; s++, digits++)
+		maj = (maj << 4) | d;
+	if (!digits || digits > 8 || s >= e || *s++ != ':')
 		return 0;
-	maj = strtoul(s, &end, 16);
-	if (*end != ':' || !isxdigit((unsigned char)end[1]))
+	for (digits = 0; s < e && (d = hexval((unsigned char)*s)) < 16; s++, digits++)
+		min = (min << 4) | d;
+	if (!digits || digits > 8 || s >= e || *s++ != ' ')
 		return 0;
-	min = strtoul(end + 1, &end, 16);
-	if (*end != ' ')
-		return 0;
-	s = end;
-	while (*s == ' ')
+	while (s < e && *s == ' ')
 		s++;
-	if (*s < '0' || *s > '9')
+	/* Most lines of a process are anonymous ("00:00 0"): out at the first digit. */
+	if (s >= e || *s < '0' || *s > '9' || (*s == '0' && (s + 1 == e || s[1] == ' ')))
 		return 0;
-	errno = 0;
-	ino = strtoull(s, &end, 10);
-	if (errno || (*end != ' ' && *end != '\0') || ino == 0)
+	for (; s < e && *s >= '0' && *s <= '9'; s++) {
+		unsigned d10 = (unsigned)(*s - '0');
+
+		/* An inode that does not fit cannot be one of ours, nor anyone's. */
+		if (ino > (ULLONG_MAX - d10) / 10)
+			return 0;
+		ino = ino * 10 + d10;
+	}
+	if (s < e && *s != ' ')
 		return 0;
 	f->dev = makedev((unsigned int)maj, (unsigned int)min);
 	f->ino = (ino_t)ino;
 	return 1;
 }
 
-static int proc_maps(const char *procroot, pid_t pid, int (*cb)(const agc_devino *f, void *ud),
-		     void *ud)
+int agc_proc_maps(const char *procroot, pid_t pid, int (*cb)(const agc_devino *f, void *ud),
+		  void *ud)
 {
-	char path[PATH_MAX], *line = NULL;
+	char path[PATH_MAX], buf[MAPS_BUF];
 	agc_devino f, last = {0, 0};
-	line_reader *lr;
-	unsigned int lines = 0;
-	bool have_last = false;
+	size_t len = 0, pos, lines = 0;
+	bool have_last = false, eof = false, skipping = false;
 	int fd, rc = 0;
 
+	if (pid <= 0)
+		return agc_error_set(AGC_ENOTFOUND, "no process %ld", (long)pid);
 	if (proc_path(path, sizeof(path), procroot, pid, "maps") < 0)
 		return -1;
 	fd = open_ro(path, 0);
 	if (fd < 0)
 		return proc_errno(errno, "open", path);
-	lr = malloc(sizeof(*lr));
-	if (!lr) {
-		close(fd);
-		return agc_error_oom();
-	}
-	line_init(lr, fd);
-	for (;;) {
-		rc = line_next(lr, &line);
-		if (rc <= 0) {
-			if (rc < 0)
-				rc = proc_errno(-rc, "read", path);
+	/* Chunks of the file go through buf; a line that does not end inside it is parsed from
+	 * its head and the rest of it skipped (a path can be longer than the buffer). */
+	while (rc == 0 && !eof) {
+		ssize_t n = read(fd, buf + len, sizeof(buf) - len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			rc = proc_errno(errno, "read", path);
 			break;
 		}
-		rc = 0;
-		if (++lines > PROC_MAX_LINES) {
-			rc = agc_error_set(-1, "cannot read '%s': more than %u lines", path,
-					   PROC_MAX_LINES);
-			break;
+		if (n == 0)
+			eof = true;
+		len += (size_t)n;
+		pos = 0;
+		while (rc == 0 && pos < len) {
+			char *nl = memchr(buf + pos, '\n', len - pos);
+			size_t end = nl ? (size_t)(nl - buf) : len;
+			int got;
+
+			if (!nl && !eof && !skipping && end - pos < MAPS_HEAD)
+				break; /* the head is not all here yet: read on */
+			if (skipping) {
+				got = 0;
+			} else {
+				if (++lines > PROC_MAX_LINES) {
+					rc = agc_error_set(-1, "cannot read '%s': more than %u lines", path,
+							   PROC_MAX_LINES);
+					break;
+				}
+				got = maps_head(buf + pos, end - pos, &f);
+			}
+			skipping = !nl && !eof;
+			pos = nl ? end + 1 : len;
+			/* A file is mapped as several neighbouring regions: report it once per run. */
+			if (!got || (have_last && f.dev == last.dev && f.ino == last.ino))
+				continue;
+			last = f;
+			have_last = true;
+			rc = cb(&f, ud);
 		}
-		if (!parse_maps_line(line, &f))
-			continue;
-		/* A file is mapped as several neighbouring regions: report it once per run. */
-		if (have_last && f.dev == last.dev && f.ino == last.ino)
-			continue;
-		last = f;
-		have_last = true;
-		rc = cb(&f, ud);
-		if (rc)
-			break;
+		if (pos < len)
+			memmove(buf, buf + pos, len - pos);
+		len -= pos;
 	}
-	free(lr);
 	close(fd);
 	return rc;
 }
@@ -528,8 +578,8 @@ struct agc_dirent64 {
 
 #define FD_DIR_BUF 16384
 
-int agc_proc_files(const char *procroot, pid_t pid, bool with_maps,
-		   int (*cb)(const agc_devino *f, void *ud), void *ud)
+int agc_proc_fds(const char *procroot, pid_t pid, int (*cb)(const agc_devino *f, void *ud),
+		 void *ud)
 {
 	char path[PATH_MAX];
 	union {
@@ -597,9 +647,34 @@ int agc_proc_files(const char *procroot, pid_t pid, bool with_maps,
 		}
 	}
 	close(fd);
-	if (rc == 0 && with_maps)
-		rc = proc_maps(procroot, pid, cb, ud);
 	return rc;
+}
+
+int agc_proc_files(const char *procroot, pid_t pid, bool with_maps,
+		   int (*cb)(const agc_devino *f, void *ud), void *ud)
+{
+	int rc = agc_proc_fds(procroot, pid, cb, ud);
+
+	if (rc == 0 && with_maps)
+		rc = agc_proc_maps(procroot, pid, cb, ud);
+	return rc;
+}
+
+int agc_proc_cwd_id(const char *procroot, pid_t pid, agc_devino *out)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	if (pid <= 0)
+		return agc_error_set(AGC_ENOTFOUND, "no process %ld", (long)pid);
+	if (proc_path(path, sizeof(path), procroot, pid, "cwd") < 0)
+		return -1;
+	/* Following the magic link stats the directory itself, wherever it is now. */
+	if (stat(path, &st) < 0)
+		return proc_errno(errno, "stat", path);
+	out->dev = st.st_dev;
+	out->ino = st.st_ino;
+	return 0;
 }
 
 int agc_proc_alive(pid_t pid)

@@ -42,11 +42,24 @@ int agc_proc_environ(const char *procroot, pid_t pid, size_t max, agc_buf *out);
 /* Read a process's cwd (readlink of /proc/PID/cwd). Same returns. */
 int agc_proc_cwd(const char *procroot, pid_t pid, agc_buf *out);
 
-/* Call cb with the (dev, ino) of each open fd of pid (stat through /proc/PID/fd/N) and, when
- * with_maps, of each file mapping in /proc/PID/maps. cb returns nonzero to stop (returned).
- * Returns 0, AGC_ENOTFOUND (gone), AGC_EUNSAFE (not ours to read), -1 on error. */
+/* Call cb with the (dev, ino) of each open fd of pid (stat through /proc/PID/fd/N: files and
+ * directories alike). cb returns nonzero to stop (returned). Returns 0, AGC_ENOTFOUND (gone),
+ * AGC_EUNSAFE (not ours to read), -1 on error. */
+int agc_proc_fds(const char *procroot, pid_t pid, int (*cb)(const agc_devino *f, void *ud),
+		 void *ud);
+
+/* The same for each file mapping in /proc/PID/maps (a mapping outlives the fd it was made
+ * from); neighbouring regions of one file are reported once. Same returns. */
+int agc_proc_maps(const char *procroot, pid_t pid, int (*cb)(const agc_devino *f, void *ud),
+		  void *ud);
+
+/* agc_proc_fds, then agc_proc_maps when with_maps. Same returns. */
 int agc_proc_files(const char *procroot, pid_t pid, bool with_maps,
 		   int (*cb)(const agc_devino *f, void *ud), void *ud);
+
+/* The (dev, ino) of a process's current directory (stat through /proc/PID/cwd). Returns 0,
+ * AGC_ENOTFOUND (gone), AGC_EUNSAFE (not ours to read), -1 on error. */
+int agc_proc_cwd_id(const char *procroot, pid_t pid, agc_devino *out);
 
 /* 1 when pid exists (kill(pid, 0) succeeds or fails with EPERM), 0 when it does not. */
 int agc_proc_alive(pid_t pid);

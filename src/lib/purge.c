@@ -121,6 +121,13 @@ static bool exempt_cb(const char *argv, size_t len, void *ud)
 	return ad->exempt && ad->exempt(argv, len, NULL);
 }
 
+static bool accounted_cb(pid_t pid, void *ud)
+{
+	const agc_plan *p = ud;
+
+	return p->ad->accounted && p->ad->accounted(p, pid);
+}
+
 typedef struct gate_files {
 	agc_gate_file *v;
 	size_t n, cap;
@@ -146,7 +153,9 @@ static void gate_add(gate_files *g, dev_t dev, ino_t ino, const char *label)
 }
 
 /* Every regular file inside a dir artifact counts: a tool's output file held by a running
- * command belongs to the session as much as the transcript does. */
+ * command belongs to the session as much as the transcript does. So does every dir inside
+ * one (R5): Claude keeps a dir fd on T/claude-<uid>/<K>/<S>/tasks, and a process whose cwd is
+ * in there runs inside the session. */
 static void gate_visit(const struct stat *st, void *ud)
 {
 	gate_files *g = ud;
@@ -154,7 +163,7 @@ static void gate_visit(const struct stat *st, void *ud)
 	/* Past the bound the walk stops: what it did not see cannot be shown free. */
 	if (++g->visited >= AGC_GATE_MAX_FILES)
 		g->full = true;
-	if (S_ISREG(st->st_mode))
+	if (S_ISREG(st->st_mode) || S_ISDIR(st->st_mode))
 		gate_add(g, st->st_dev, st->st_ino, g->label);
 }
 
@@ -165,6 +174,7 @@ static bool gate(agc_plan *p, agc_report *r)
 	gate_files g = {0};
 	agc_holders h = {0};
 	agc_gate_query q;
+	agc_gate_file project;
 	size_t i;
 
 	for (i = 0; i < p->holders.n; i++)
@@ -217,15 +227,25 @@ static bool gate(agc_plan *p, agc_report *r)
 	q.n_env_names = p->ad->n_env_names;
 	q.files = g.v;
 	q.n_files = g.n;
-	q.with_maps = p->ad->gate_maps;
+	/* R5: mappings count for every agent (a transcript mapped, its fd closed). */
+	q.with_maps = true;
 	q.exempt = exempt_cb;
 	q.exempt_ud = (void *)p->ad;
+	if (p->has_agent_cwd && p->ad->agent_proc) {
+		project.id = p->agent_cwd;
+		project.label = p->meta.project ? p->meta.project : "";
+		q.agent_cwd = &project;
+		q.agent_proc = p->ad->agent_proc;
+		q.accounted = accounted_cb;
+		q.accounted_ud = p;
+	}
 	if (agc_holders_scan(&q, &h) < 0)
 		goto unreadable;
 	for (i = 0; i < h.n; i++) {
 		char *abs = NULL;
 
-		if (h.v[i].why == AGC_WHY_OPEN_FILE && h.v[i].file < g.n) {
+		if ((h.v[i].why == AGC_WHY_OPEN_FILE || h.v[i].why == AGC_WHY_CWD) &&
+		    h.v[i].file < g.n) {
 			size_t j;
 
 			for (j = 0; j < p->arts.n && !abs; j++)
@@ -269,8 +289,12 @@ static void add_hints(agc_report *r, const agc_plan *p)
 			snprintf(line, sizeof(line), "%s: the session cannot be shown to be free (%s)",
 				 h->command, h->why);
 		else if (strcmp(h->why, "open-file") == 0 && h->what)
-			snprintf(line, sizeof(line), "pid %d has '%s' open: see ls -l /proc/%d/fd, or lsof -p %d",
-				 h->pid, h->what, h->pid, h->pid);
+			snprintf(line, sizeof(line),
+				 "pid %d has '%s' open or mapped: see ls -l /proc/%d/fd, /proc/%d/maps, or lsof -p %d",
+				 h->pid, h->what, h->pid, h->pid, h->pid);
+		else if (strcmp(h->why, "cwd") == 0 && h->what)
+			snprintf(line, sizeof(line), "pid %d runs in '%s': see ls -l /proc/%d/cwd",
+				 h->pid, h->what, h->pid);
 		else if (strcmp(h->why, "registry") == 0)
 			snprintf(line, sizeof(line),
 				 "pid %d is registered as running this session: see ps -o pid,lstart,args -p %d",

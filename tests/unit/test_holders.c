@@ -815,6 +815,134 @@ static void test_holders_fake_tree(void **state)
 	agc_holders_release(&h);
 }
 
+static bool agent_is_claude(const char *argv, size_t len)
+{
+	return len >= 7 && memcmp(argv, "claude", 7) == 0;
+}
+
+static bool accounted_703(pid_t pid, void *ud)
+{
+	(void)ud;
+	return pid == 703;
+}
+
+/* R5: a cwd on a dir of the query (the session's dir or one inside it) holds, why cwd, as does
+ * an open fd on such a dir (open-file); an agent process at the project holds unless accounted
+ * for, and only when its argv is the agent's. */
+static void test_holders_cwd(void **state)
+{
+	agc_gate_file files[2], project;
+	agc_holders h = {NULL, 0, 0};
+	agc_gate_query q;
+	const agc_holder *x;
+
+	(void)state;
+	assert_int_equal(mkdir(tpath("sess"), 0700), 0);
+	assert_int_equal(mkdir(tpath("sess/tasks"), 0700), 0);
+	assert_int_equal(mkdir(tpath("other"), 0700), 0);
+	assert_int_equal(mkdir(tpath("proj"), 0700), 0);
+	files[0].id = devino_t("sess");
+	files[0].label = "sess";
+	files[1].id = devino_t("sess/tasks");
+	files[1].label = "sess";
+	project.id = devino_t("proj");
+	project.label = "/work/proj";
+
+	fake_proc(700, "sleep");               /* cwd inside the session */
+	fake_file(700, "cmdline", "sleep\0", 6);
+	assert_int_equal(symlink(tpath("sess/tasks"), tpath("proc/700/cwd")), 0);
+	fake_proc(701, "sleep");               /* cwd elsewhere */
+	fake_file(701, "cmdline", "sleep\0", 6);
+	assert_int_equal(symlink(tpath("other"), tpath("proc/701/cwd")), 0);
+	fake_proc(702, "claude");              /* the agent at the project, no registry */
+	fake_file(702, "cmdline", "claude\0", 7);
+	assert_int_equal(symlink(tpath("proj"), tpath("proc/702/cwd")), 0);
+	fake_proc(703, "claude");              /* the same, accounted for by a registry */
+	fake_file(703, "cmdline", "claude\0", 7);
+	assert_int_equal(symlink(tpath("proj"), tpath("proc/703/cwd")), 0);
+	fake_proc(704, "vim");                 /* not the agent, at the project */
+	fake_file(704, "cmdline", "vim\0", 4);
+	assert_int_equal(symlink(tpath("proj"), tpath("proc/704/cwd")), 0);
+	fake_proc(705, "python3");             /* a dir fd inside the session, cwd elsewhere */
+	fake_file(705, "cmdline", "python3\0", 8);
+	assert_int_equal(symlink(tpath("other"), tpath("proc/705/cwd")), 0);
+	assert_int_equal(mkdir(tpath("proc/705/fd"), 0700), 0);
+	assert_int_equal(symlink(tpath("sess/tasks"), tpath("proc/705/fd/4")), 0);
+
+	memset(&q, 0, sizeof(q));
+	q.procroot = fakeproc;
+	q.files = files;
+	q.n_files = 2;
+	q.with_maps = true;
+	q.agent_cwd = &project;
+	q.agent_proc = agent_is_claude;
+	q.accounted = accounted_703;
+	assert_int_equal(agc_holders_scan(&q, &h), 0);
+
+	x = find(&h, 700, AGC_WHY_CWD);
+	assert_non_null(x);
+	assert_int_equal(x->file, 1);
+	assert_string_equal(x->what, "sess");
+	x = find(&h, 702, AGC_WHY_CWD);
+	assert_non_null(x);
+	assert_int_equal(x->file, AGC_HOLDER_NO_FILE);
+	assert_string_equal(x->what, "/work/proj");
+	x = find(&h, 705, AGC_WHY_OPEN_FILE);
+	assert_non_null(x);
+	assert_int_equal(x->file, 1);
+	assert_int_equal(count_pid(&h, 701), 0);
+	assert_int_equal(count_pid(&h, 703), 0);
+	assert_int_equal(count_pid(&h, 704), 0);
+	assert_int_equal(h.n, 3);
+	agc_holders_release(&h);
+
+	/* without the agent rule the project is nobody's business */
+	q.agent_cwd = NULL;
+	assert_int_equal(agc_holders_scan(&q, &h), 0);
+	assert_int_equal(count_pid(&h, 702), 0);
+	assert_int_equal(h.n, 2);
+	agc_holders_release(&h);
+}
+
+/* Mappings are read only for a process that is no holder yet: a holder by argv whose maps
+ * cannot be read at all (a dir where the file should be) leaves the scan whole, while the
+ * same maps of a process that holds nothing fail it (so they are read there). */
+static void test_holders_maps_only_when_needed(void **state)
+{
+	static const char id[] = "ses_maps";
+	const char *ids[1] = {id};
+	agc_gate_file files[1];
+	agc_holders h = {NULL, 0, 0};
+	agc_gate_query q;
+
+	(void)state;
+	writes_t("s.db", "x");
+	files[0].id = devino_t("s.db");
+	files[0].label = "s.db";
+	fake_proc(800, "opencode");
+	fake_file(800, "cmdline", "opencode\0-s\0ses_maps\0", 21);
+	assert_int_equal(mkdir(tpath("proc/800/fd"), 0700), 0);
+	assert_int_equal(mkdir(tpath("proc/800/maps"), 0700), 0);
+
+	memset(&q, 0, sizeof(q));
+	q.procroot = fakeproc;
+	q.ids = ids;
+	q.n_ids = 1;
+	q.files = files;
+	q.n_files = 1;
+	q.with_maps = true;
+	assert_int_equal(agc_holders_scan(&q, &h), 0);
+	assert_non_null(find(&h, 800, AGC_WHY_CMDLINE));
+	agc_holders_release(&h);
+
+	fake_proc(801, "cat");
+	fake_file(801, "cmdline", "cat\0", 4);
+	assert_int_equal(mkdir(tpath("proc/801/fd"), 0700), 0);
+	assert_int_equal(mkdir(tpath("proc/801/maps"), 0700), 0);
+	assert_int_equal(agc_holders_scan(&q, &h), -1);
+	agc_holders_release(&h);
+}
+
 /* A holder's command is bounded, ends in "...", and is never cut inside a UTF-8 sequence. */
 static void test_holders_command_bounded(void **state)
 {
@@ -885,6 +1013,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_holders_unreadable_skipped, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_holders_missing_procroot, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_holders_fake_tree, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_holders_cwd, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_holders_maps_only_when_needed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_holders_unstatable_fd, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_holders_command_bounded, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_holders_empty_query, setup, teardown),

@@ -395,6 +395,105 @@ static void test_proc_files_not_found(void **state)
 	assert_int_equal(d.n, 0);
 }
 
+/* Per inode 1000..3999 of device 08:01: how often the maps reader reported it. */
+typedef struct ino_counts {
+	unsigned v[3000];
+	size_t other, total;
+	agc_devino last_other;
+} ino_counts;
+
+static int count_inos(const agc_devino *f, void *ud)
+{
+	ino_counts *c = ud;
+
+	c->total++;
+	if (f->dev == makedev(8, 1) && f->ino >= 1000 && f->ino < 4000)
+		c->v[f->ino - 1000]++;
+	else {
+		c->other++;
+		c->last_other = *f;
+	}
+	return 0;
+}
+
+/* maps read in chunks: 3000 lines (about 230 KiB) straddle the read buffer at every boundary,
+ * with padding of several spaces, anonymous lines ("00:00 0") in between, and every file line
+ * of its own inode; then a 19-digit inode, one that does not fit in 64 bits, and an anonymous
+ * last line without a newline. */
+static void test_proc_maps_chunks(void **state)
+{
+	ino_counts *c;
+	char *maps, line[160];
+	size_t len = 0, i, files = 0;
+	devinos d;
+	struct stat dir;
+
+	(void)state;
+	fake_stat(610, "maps", 1, 1);
+	maps = malloc(1 << 20);
+	c = calloc(1, sizeof(*c));
+	assert_non_null(maps);
+	assert_non_null(c);
+	for (i = 0; i < 3000; i++) {
+		if (i % 3 == 0) {
+			snprintf(line, sizeof(line), "%08zx-%08zx rw-p 00000000 00:00 0 \n", i * 2, i * 2 + 1);
+		} else {
+			snprintf(line, sizeof(line), "%08zx-%08zx r--p 00000000 08:01 %zu%*s/lib/f%zu\n",
+				 i * 2, i * 2 + 1, 1000 + i, (int)(1 + i % 9), "", i);
+			files++;
+		}
+		memcpy(maps + len, line, strlen(line));
+		len += strlen(line);
+	}
+	len += (size_t)sprintf(maps + len,
+			       "ffff0000-ffff1000 r--p 00000000 103:1a 1234567890123456789 /big\n"
+			       "ffff1000-ffff2000 r--p 00000000 103:1a 99999999999999999999 /too-big\n"
+			       "ffff2000-ffff3000 r--p 00000000 00:00 0");
+	write_t("proc/610/maps", maps, len);
+	free(maps);
+
+	assert_int_equal(agc_proc_maps(fakeproc, 610, count_inos, c), 0);
+	for (i = 0; i < 3000; i++)
+		assert_int_equal(c->v[i], i % 3 != 0 ? 1 : 0);
+	assert_int_equal(c->other, 1);
+	assert_true(c->last_other.dev == makedev(0x103, 0x1a) &&
+		    c->last_other.ino == (ino_t)1234567890123456789ULL);
+	assert_int_equal(c->total, files + 1);
+	free(c);
+
+	/* an open dir is an fd like any other */
+	mkdir_t("proc/610/fd");
+	mkdir_t("held-dir");
+	assert_int_equal(stat(tpath("held-dir"), &dir), 0);
+	assert_int_equal(symlink(tpath("held-dir"), tpath("proc/610/fd/7")), 0);
+	memset(&d, 0, sizeof(d));
+	assert_int_equal(agc_proc_fds(fakeproc, 610, collect_files, &d), 0);
+	assert_int_equal(d.n, 1);
+	assert_int_equal(count_of(&d, dir.st_dev, dir.st_ino), 1);
+	assert_int_equal(agc_proc_maps(fakeproc, 611, collect_files, &d), AGC_ENOTFOUND);
+}
+
+/* The cwd is stat'ed through the link: the directory's own (dev, ino). */
+static void test_proc_cwd_id(void **state)
+{
+	struct stat dir;
+	agc_devino c;
+
+	(void)state;
+	fake_stat(620, "cwd", 1, 1);
+	mkdir_t("work");
+	assert_int_equal(stat(tpath("work"), &dir), 0);
+	assert_int_equal(symlink(tpath("work"), tpath("proc/620/cwd")), 0);
+	assert_int_equal(agc_proc_cwd_id(fakeproc, 620, &c), 0);
+	assert_true(c.dev == dir.st_dev && c.ino == dir.st_ino);
+	assert_int_equal(agc_proc_cwd_id(fakeproc, 621, &c), AGC_ENOTFOUND);
+	assert_int_equal(agc_proc_cwd_id(fakeproc, 0, &c), AGC_ENOTFOUND);
+	/* the live process: our own cwd */
+	assert_int_equal(stat(".", &dir), 0);
+	assert_int_equal(agc_proc_cwd_id("/proc", getpid(), &c), 0);
+	assert_true(c.dev == dir.st_dev && c.ino == dir.st_ino);
+}
+
 /* Counts of two files among everything a live process has open or mapped (which may be many). */
 typedef struct want2 {
 	struct stat a, b;
@@ -727,6 +826,8 @@ int main(void)
 		cmocka_unit_test(test_proc_each_live),
 		cmocka_unit_test_setup_teardown(test_proc_files_fake, setup_tree, teardown_tree),
 		cmocka_unit_test_setup_teardown(test_proc_files_not_found, setup_tree, teardown_tree),
+		cmocka_unit_test_setup_teardown(test_proc_maps_chunks, setup_tree, teardown_tree),
+		cmocka_unit_test_setup_teardown(test_proc_cwd_id, setup_tree, teardown_tree),
 		cmocka_unit_test_setup_teardown(test_proc_files_live, setup_tree, teardown_tree),
 		cmocka_unit_test_setup_teardown(test_proc_files_unstatable_fd, setup_tree, teardown_tree),
 		cmocka_unit_test_setup_teardown(test_proc_argv_environ_fake, setup_tree, teardown_tree),

@@ -27,6 +27,9 @@
 #define HEAD_LINE_MAX ((size_t)256 * 1024) /* a longer line of a transcript head is skipped */
 #define STARTED_AT_TOLERANCE_MS 15000 /* startedAt is taken a little after the process starts */
 #define DIR_ENTRIES_MAX ((size_t)10 << 20)
+/* R5: a Claude process without a registry entry holds a session whose transcript changed
+ * this recently (formats/claude-code.md §5, item 4). */
+#define AGENT_CWD_WINDOW_MS ((int64_t)15 * 60 * 1000)
 
 enum { R_CONFIG = 0, R_TEMP = 1 };
 
@@ -532,6 +535,104 @@ static int discover_registry(agc_plan *p, int cfg, const char *id)
 	return rc;
 }
 
+/* ---- live signals without a registry entry --------------------------------------------------- */
+
+/* R5: every process Claude starts for a tool has the session in its environment, and a
+ * detached one outlives Claude (formats/claude-code.md §5, item 5). */
+static const char *const claude_env_names[] = {"CLAUDE_CODE_SESSION_ID"};
+
+static bool ends_with(const char *s, size_t n, const char *suffix)
+{
+	size_t k = strlen(suffix);
+
+	return n >= k && memcmp(s + n - k, suffix, k) == 0;
+}
+
+/* R5: Claude Code's own process: its executable argument's basename is `claude`, or a runtime
+ * (node, bun) runs Claude Code's cli.js (the npm package @anthropic-ai/claude-code). */
+static bool claude_agent_proc(const char *argv, size_t len)
+{
+	const char *end = argv + len, *base, *a;
+	size_t n = strnlen(argv, len), bl;
+
+	base = argv + n;
+	while (base > argv && base[-1] != '/')
+		base--;
+	bl = (size_t)(argv + n - base);
+	if (bl == 6 && memcmp(base, "claude", 6) == 0)
+		return true;
+	if (!((bl == 4 && memcmp(base, "node", 4) == 0) || (bl == 6 && memcmp(base, "nodejs", 6) == 0) ||
+	      (bl == 3 && memcmp(base, "bun", 3) == 0)))
+		return false;
+	for (a = argv + n + 1; a < end; a += strnlen(a, (size_t)(end - a)) + 1) {
+		size_t al = strnlen(a, (size_t)(end - a));
+
+		if (ends_with(a, al, "/claude-code/cli.js"))
+			return true;
+	}
+	return false;
+}
+
+/* R5: whether a live registry entry accounts for pid: sessions/<pid>.json names a session
+ * and its process is the one running (a Claude process of another session is no holder of
+ * this one). An entry that cannot be read or judged accounts for nothing. */
+static bool claude_accounted(const agc_plan *p, pid_t pid)
+{
+	agc_buf text = AGC_BUF_INIT_MAX(REGISTRY_MAX + 1);
+	int cfg = p->rootfd[R_CONFIG];
+	char name[32], id[AGC_ID_MAX];
+	const char *sid;
+	bool yes = false;
+	json_t *j;
+	DIR *d;
+
+	if (cfg < 0 || !(d = agc_dir_at(cfg, "sessions")))
+		return false;
+	snprintf(name, sizeof(name), "%ld.json", (long)pid);
+	if (agc_read_at(dirfd(d), name, REGISTRY_MAX, &text) == 0) {
+		j = agc_json_parse(text.ptr, text.len);
+		sid = agc_json_str(j, "sessionId");
+		yes = sid && agc_id_uuid(sid, id) == 0 &&
+		      agc_claude_registry_judge(p->ctx->procroot, pid, text.ptr, text.len, id) ==
+			      AGC_CLAUDE_REG_LIVE;
+		json_decref(j);
+	}
+	closedir(d);
+	agc_buf_release(&text);
+	return yes;
+}
+
+/* R5: older versions, nested sessions and SDK hosts write no registry entry; such a Claude is
+ * seen only as a Claude process at the session's project while the transcript changes. Arm
+ * that rule of the gate when the transcript (or the session dir, where sub-agents write)
+ * changed in the last AGENT_CWD_WINDOW_MS, a time in the future included. */
+static void arm_agent_cwd(agc_plan *p)
+{
+	int64_t newest = 0;
+	bool any = false;
+	struct stat st;
+	size_t i;
+
+	for (i = 0; i < p->arts.n; i++) {
+		const agc_artifact *a = &p->arts.v[i];
+
+		if (a->root != R_CONFIG || strncmp(a->rel, "projects/", 9) != 0)
+			continue;
+		if (!any || a->mtime_ms > newest)
+			newest = a->mtime_ms;
+		any = true;
+	}
+	if (!any || !p->meta.project || p->ctx->now_ms - newest > AGENT_CWD_WINDOW_MS)
+		return;
+	/* The project path comes from the transcript: it only picks which processes to look
+	 * at, and is never a path anything is removed under. */
+	if (stat(p->meta.project, &st) != 0 || !S_ISDIR(st.st_mode))
+		return;
+	p->agent_cwd.dev = st.st_dev;
+	p->agent_cwd.ino = st.st_ino;
+	p->has_agent_cwd = true;
+}
+
 /* ---- transcripts --------------------------------------------------------------------------- */
 
 typedef struct head {
@@ -1023,6 +1124,7 @@ static int claude_discover(agc_plan *p)
 
 		if (discover_projects(p, cfg, id) < 0)
 			return -1;
+		arm_agent_cwd(p);
 		for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
 			snprintf(rel, sizeof(rel), "%s/%s", dirs[i], id);
 			if (agc_plan_add_art(p, R_CONFIG, rel, id, 0, NULL) < 0)
@@ -1500,4 +1602,8 @@ const agc_adapter agc_adapter_claude = {
 	.roots = claude_roots,
 	.discover = claude_discover,
 	.list = claude_list,
+	.env_names = claude_env_names,
+	.n_env_names = sizeof(claude_env_names) / sizeof(claude_env_names[0]),
+	.agent_proc = claude_agent_proc,
+	.accounted = claude_accounted,
 };

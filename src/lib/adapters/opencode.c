@@ -1308,6 +1308,5 @@ const agc_adapter agc_adapter_opencode = {
 	.roots = oc_roots,
 	.discover = oc_discover,
 	.list = oc_list,
-	.gate_maps = true,
 	.exempt = oc_exempt,
 };
