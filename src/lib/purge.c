@@ -1004,10 +1004,21 @@ static void do_purge(agc_plan *p, size_t agent, agc_report *r, unsigned flags)
 			return;
 		}
 	}
-	/* Then files, the record (the transcript discovery keys on) last (R6). */
-	for (i = 0; i < p->arts.n; i++)
-		if (!(p->arts.v[i].flags & AGC_ART_RECORD))
-			remove_one(p, r, &p->arts.v[i], &fails, &fixable);
+	/* Then files, in the adapter's order (what is found through another artifact before
+	 * it), the record (the transcript discovery keys on) last (R6). After a failure that a
+	 * rerun could finish, the rest stays, as if the purge had stopped there: what comes later
+	 * may be what leads a rerun to the file that failed (a legacy message file to its parts). */
+	for (i = 0; i < p->arts.n; i++) {
+		const agc_artifact *a = &p->arts.v[i];
+
+		if (a->flags & AGC_ART_RECORD)
+			continue;
+		if (fixable) {
+			note_failure(&fails, a->root, a->rel, agc_strdup("error: kept until the rest is removed"));
+			continue;
+		}
+		remove_one(p, r, a, &fails, &fixable);
+	}
 	/* Files found only through a row (a plan file, through the session's row) went before
 	 * that row's transaction commits (R6); when one that a rerun could finish failed, the
 	 * rows stay, so the rerun finds the session again. */
