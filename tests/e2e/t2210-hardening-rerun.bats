@@ -17,6 +17,7 @@ setup() {
 	}
 	F=$BATS_TEST_TMPDIR/fault
 	mkdir -p "$F"
+	: >"$F/all"
 }
 
 # Keep the home (and temp root) as they are now, to start every round from them.
@@ -42,17 +43,17 @@ faulty_purge() {
 	[[ -s $F/hit ]]
 }
 
-@test "R6: every step of an OpenCode purge (parent, child, legacy files, plan files), failed once: nothing of another session changes, and a rerun finishes (exit 0)" {
-	oc_fixture --seed 2221 --opencode 3 --opencode-children 1 --opencode-legacy 3
-	local P n=1 steps
-	P=$(m_pick '.parent == null and .legacy and (.children | length) > 0')
-	[[ -n $P ]]
+# Fail every step of the purge of OpenCode session P in turn (from the home as it is now),
+# rerun each; N is set to the number of steps.
+oc_every_step() {
+	local P=$1 n=1 steps
 	mapfile -t FAM < <(m_family "$P")
 	mapfile -t ARTS < <(m_family_artifacts "$P")
 	printf '%s\n' "${ARTS[@]}" | grep -q '/plans/'
 	oc_dump_save others "${FAM[@]}"
 	oc_snap before
 	save_home
+	: >"$F/all"
 	while :; do
 		restore_home
 		if ! faulty_purge "$n" purge opencode "$P"; then
@@ -76,11 +77,29 @@ faulty_purge() {
 		n=$((n + 1))
 		((n < 400))
 	done
-	# the purge had steps of every kind: removals and the commit
-	[[ $n -gt 5 ]]
-	echo "# $((n - 1)) steps failed in turn" >&3
+	N=$((n - 1))
+	echo "# $N steps of the purge of $P failed in turn" >&3
+	# steps of every kind: removals and the commit
 	grep -q ' commit ' "$F/all"
-	grep -q ' unlinkat .*/plans/' "$F/all" || grep -q ' unlinkat .*\.md$' "$F/all"
+	grep -q ' unlinkat .*\.md$' "$F/all"
+}
+
+@test "R6: every step of an OpenCode purge of a session whose plan file only its row leads to, failed once: nothing of another session changes, and a rerun finishes (exit 0)" {
+	oc_fixture --seed 2223 --opencode 6
+	local P
+	P=$(m_pick '.parent == null and (.legacy | not) and (.children | length) == 0 and (.artifacts | any(test("/plans/")))')
+	[[ -n $P ]]
+	oc_every_step "$P"
+	[[ $N -ge 3 ]]
+}
+
+@test "R6: every step of an OpenCode purge (parent, child, legacy files, plan files), failed once: nothing of another session changes, and a rerun finishes (exit 0)" {
+	oc_fixture --seed 2221 --opencode 2 --opencode-children 1 --opencode-legacy 2
+	local P
+	P=$(m_pick '.parent == null and .legacy and (.children | length) > 0')
+	[[ -n $P ]]
+	oc_every_step "$P"
+	[[ $N -gt 5 ]]
 }
 
 # The tree is as in snapshot before, but for the session's paths (gone) and history.jsonl,
