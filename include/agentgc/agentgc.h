@@ -129,7 +129,8 @@ typedef struct agc_item {
 	const char *path;    /* absolute path (for rows: the database) */
 	const char *table;   /* rows only, else NULL */
 	const char *reason;  /* residual only: "symlink", "in-use", "busy", "permission", "child",
-				"fork", "error: ..." */
+				"fork", "schema" (rows: the database would change more than the
+				plan; table names where), "free-space", "error: ..." */
 	const char *session; /* the session (or child) it belongs to */
 	uint64_t count;      /* rows or lines; 1 for a file */
 	uint64_t bytes;
@@ -147,22 +148,28 @@ typedef struct agc_report agc_report;
 
 typedef enum agc_purge_flags {
 	AGC_PURGE_DRY_RUN = 1 << 0,    /* change nothing; list what would go */
-	AGC_PURGE_WITH_FORKS = 1 << 1, /* purge forks that read this session's history too */
-	AGC_PURGE_SCRUB = 1 << 2,      /* rebuild databases rows were deleted from */
+	AGC_PURGE_WITH_FORKS = 1 << 1, /* purge forks that read this session's history too: not
+					  supported yet (no agent with forks is): agc_purge
+					  returns -1 with it, and makes no report */
+	AGC_PURGE_SCRUB = 1 << 2,      /* then rebuild (VACUUM) every database rows were deleted
+					  from, when no other process holds it and there is room
+					  for a copy; else residual "in-use" or "free-space" */
 } agc_purge_flags;
 
 /* Purge one session of agent ("claude", ... or "auto": the one agent that has it) with all its
- * artifacts and children, under the rules R1-R8. Always makes a report when out is non-NULL
- * (even for not-found and in-use); the return is 0 when a report was made, -1 when not (out
- * of memory). The outcome is agc_report_status(). */
+ * artifacts and children, under the rules R1-R8. out must not be NULL: *out receives the
+ * report (the caller frees it with agc_report_free), made even for not-found and in-use. The
+ * return is 0 when a report was made; -1 (error set, *out untouched) when out is NULL, flags
+ * hold AGC_PURGE_WITH_FORKS or a bit that is not an agc_purge_flags value, or memory ran out.
+ * The outcome is agc_report_status(). */
 int agc_purge(agc_ctx *ctx, const char *agent, const char *id, unsigned flags, agc_report **out);
 
 /* Describe one session: metadata, every artifact with its size, children, holders. Status is
- * AGC_ST_FOUND or AGC_ST_NOT_FOUND. */
+ * AGC_ST_FOUND or AGC_ST_NOT_FOUND. out must not be NULL (-1 then, as agc_purge). */
 int agc_show(agc_ctx *ctx, const char *agent, const char *id, agc_report **out);
 
 /* Whether a session is in use: status AGC_ST_IN_USE with holders, AGC_ST_FOUND when free,
- * AGC_ST_NOT_FOUND when no artifact of that id exists. */
+ * AGC_ST_NOT_FOUND when no artifact of that id exists. out must not be NULL (-1 then). */
 int agc_in_use(agc_ctx *ctx, const char *agent, const char *id, agc_report **out);
 
 void agc_report_free(agc_report *r);

@@ -190,7 +190,9 @@ static int one(cli *c, const char *what, const char *agent, const char *id, unsi
 			}
 		}
 	}
-	if (code == EXIT_REFUSED || code == EXIT_LEFT)
+	/* a purge's hints (what may still hold older copies) are said after it went, too */
+	if (code == EXIT_REFUSED || code == EXIT_LEFT ||
+	    (strcmp(what, "purge") == 0 && code == EXIT_OK && !c->quiet && !(flags & AGC_PURGE_DRY_RUN)))
 		print_hints(r);
 	agc_report_free(r);
 	return code;
@@ -255,8 +257,10 @@ int cmd_purge(cli *c, int argc, char **argv)
 		       "child sessions, its lines in shared files. A live session is refused (exit 4);\n"
 		       "what cannot be removed safely is listed with its reason (exit 3).\n"
 		       "  --dry-run     change nothing; list what would go, exit as the purge would\n"
-		       "  --with-forks  also purge forks that read this session's history (agents with forks)\n"
-		       "  --scrub       rebuild databases rows were deleted from (agents with databases)\n");
+		       "  --scrub       then rebuild (VACUUM) every database rows were deleted from, so no\n"
+		       "                older copy of them survives in its pages; a database another\n"
+		       "                process holds, or without room for a copy, is left (exit 3)\n"
+		       "  --with-forks  not supported yet: no agent with forks (Codex) is supported\n");
 		return 0;
 	}
 	ids = calloc((size_t)argc, sizeof(*ids));
@@ -265,9 +269,12 @@ int cmd_purge(cli *c, int argc, char **argv)
 	for (i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--dry-run") == 0)
 			flags |= AGC_PURGE_DRY_RUN;
-		else if (strcmp(argv[i], "--with-forks") == 0)
-			flags |= AGC_PURGE_WITH_FORKS;
-		else if (strcmp(argv[i], "--scrub") == 0)
+		else if (strcmp(argv[i], "--with-forks") == 0) {
+			/* never accepted and ignored: refused until an agent with forks lands */
+			free(ids);
+			return cli_usage("purge", "--with-forks is not supported yet: no agent with forks (Codex) is "
+						  "supported");
+		} else if (strcmp(argv[i], "--scrub") == 0)
 			flags |= AGC_PURGE_SCRUB;
 		else if (strcmp(argv[i], "--") == 0) {
 			for (i++; i < argc; i++)

@@ -1,19 +1,30 @@
 /* SQLite helpers. Schemas are introspected, never assumed (R8). */
+/* The pre-update hook is declared only with this set; Debian's libsqlite3 is built with it,
+ * and agc_db_watch_new checks that the library at hand is. */
+#define SQLITE_ENABLE_PREUPDATE_HOOK 1
+
+#include <fcntl.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "buf.h"
 #include "db.h"
 #include "error.h"
 
+bool agc_db_is_busy(int rc)
+{
+	return (rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED;
+}
+
 int agc_db_fail(sqlite3 *db, int rc, const char *what)
 {
-	int code = rc & 0xff;
-
-	if (code == SQLITE_BUSY || code == SQLITE_LOCKED)
+	if (agc_db_is_busy(rc))
 		return agc_error_set(AGC_EINUSE, "%s: database is busy", what);
-	return agc_error_set(-1, "%s: %s", what, db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
+	/* the connection's message only when it is about this result */
+	return agc_error_set(-1, "%s: %s", what,
+			     db && sqlite3_extended_errcode(db) == rc ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
 }
 
 static int open_db(const char *path, int flags, sqlite3 **out)
@@ -176,33 +187,598 @@ bool agc_db_references(sqlite3 *db, const char *from, const char *to)
 	return found;
 }
 
+int agc_db_begin_write(sqlite3 *db, bool *wal)
+{
+	sqlite3_stmt *st = NULL;
+	bool is_wal = false;
+	int rc;
+
+	/* the mode the database is in, as this connection sees it (a read takes the shared
+	 * lock for a moment, and may be busy itself) */
+	rc = sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &st, NULL);
+	if (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *m = (const char *)sqlite3_column_text(st, 0);
+
+		is_wal = m && strcmp(m, "wal") == 0;
+		rc = SQLITE_OK;
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_OK)
+		return agc_db_fail(db, rc, "cannot read the journal mode");
+	if (wal)
+		*wal = is_wal;
+	/* R6: in rollback-journal mode a reader's shared lock lets BEGIN IMMEDIATE through and
+	 * then makes the COMMIT busy, after other databases may have committed; EXCLUSIVE waits
+	 * for the readers now, before any row goes anywhere. */
+	return agc_db_exec(db, is_wal ? "BEGIN IMMEDIATE" : "BEGIN EXCLUSIVE");
+}
+
 int agc_db_write_busy(const char *path)
 {
 	char *shm = agc_strfmt("%s-shm", path);
+	unsigned char hdr[20];
 	struct stat st;
 	sqlite3 *db = NULL;
-	int rc, busy;
+	int rc, fd, busy;
+	bool wal;
 
 	if (!shm)
 		return -1;
-	/* No shared-memory file: no connection is open on it in WAL mode, so no writer; and
-	 * opening it here would create one. */
 	rc = stat(shm, &st);
 	free(shm);
-	if (rc < 0)
+	/* The header says the mode (bytes 18-19 are 2 in WAL mode) without opening the database:
+	 * opening a WAL database would create its -wal and -shm. */
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	wal = pread(fd, hdr, sizeof(hdr), 0) == (ssize_t)sizeof(hdr) && hdr[18] == 2 && hdr[19] == 2;
+	close(fd);
+	/* No shared-memory file of a WAL database: no connection is open on it, so no writer. */
+	if (wal && rc < 0)
 		return 0;
 	rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW, NULL);
 	if (rc != SQLITE_OK) {
 		sqlite3_close(db);
 		return -1;
 	}
-	/* a probe: take the write lock and give it back; never checkpoint on close */
+	/* a probe: take the write lock a purge would take and give it back; never checkpoint on
+	 * close */
+	sqlite3_extended_result_codes(db, 1);
 	sqlite3_db_config(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
 	sqlite3_busy_timeout(db, AGC_DB_BUSY_MS);
-	rc = sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
-	busy = (rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED;
-	if (rc == SQLITE_OK)
+	rc = agc_db_begin_write(db, NULL);
+	busy = rc == AGC_EINUSE;
+	if (rc == 0)
 		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
 	sqlite3_close(db);
-	return busy ? 1 : 0;
+	return busy ? 1 : rc < 0 ? -1 : 0;
+}
+
+/* ---- the change invariant (R4) ---------------------------------------------------------- */
+
+#define WATCH_MAX_ROWS ((size_t)1 << 22)    /* rows held outside the plan, and planned values */
+#define WATCH_MAX_TABLES ((size_t)1 << 16)
+#define WATCH_NONE ((size_t)-1)
+
+/* A set of byte strings (chained hash). */
+typedef struct hent {
+	struct hent *next;
+	uint64_t hash;
+	size_t len;
+	unsigned char key[];
+} hent;
+
+typedef struct hset {
+	hent **b;
+	size_t nb, n;
+} hset;
+
+static uint64_t hash_bytes(const unsigned char *p, size_t n)
+{
+	uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		h ^= p[i];
+		h *= 1099511628211ULL;
+	}
+	return h;
+}
+
+static hent **hset_slot(const hset *s, const unsigned char *k, size_t n, uint64_t h)
+{
+	hent **e;
+
+	if (!s->nb)
+		return NULL;
+	for (e = &s->b[h & (s->nb - 1)]; *e; e = &(*e)->next)
+		if ((*e)->hash == h && (*e)->len == n && memcmp((*e)->key, k, n) == 0)
+			return e;
+	return NULL;
+}
+
+static bool hset_has(const hset *s, const unsigned char *k, size_t n)
+{
+	return hset_slot(s, k, n, hash_bytes(k, n)) != NULL;
+}
+
+/* Add k once. Returns 0 or -1 (error set). */
+static int hset_add(hset *s, const unsigned char *k, size_t n)
+{
+	uint64_t h = hash_bytes(k, n);
+	hent *e;
+
+	if (hset_slot(s, k, n, h))
+		return 0;
+	if (s->n >= WATCH_MAX_ROWS)
+		return agc_error_set(-1, "more than %zu rows to account for in one transaction", WATCH_MAX_ROWS);
+	if (s->n >= s->nb) {
+		size_t nb = s->nb ? s->nb * 2 : 64, i;
+		hent **b = calloc(nb, sizeof(*b));
+
+		if (!b)
+			return agc_error_oom();
+		for (i = 0; i < s->nb; i++)
+			while (s->b[i]) {
+				hent *x = s->b[i];
+
+				s->b[i] = x->next;
+				x->next = b[x->hash & (nb - 1)];
+				b[x->hash & (nb - 1)] = x;
+			}
+		free(s->b);
+		s->b = b;
+		s->nb = nb;
+	}
+	e = malloc(sizeof(*e) + n);
+	if (!e)
+		return agc_error_oom();
+	e->hash = h;
+	e->len = n;
+	memcpy(e->key, k, n);
+	e->next = s->b[h & (s->nb - 1)];
+	s->b[h & (s->nb - 1)] = e;
+	s->n++;
+	return 0;
+}
+
+/* Remove k; true when it was there. */
+static bool hset_del(hset *s, const unsigned char *k, size_t n)
+{
+	hent **e = hset_slot(s, k, n, hash_bytes(k, n)), *x;
+
+	if (!e)
+		return false;
+	x = *e;
+	*e = x->next;
+	free(x);
+	s->n--;
+	return true;
+}
+
+/* Any one element, or NULL. */
+static const hent *hset_any(const hset *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nb; i++)
+		if (s->b[i])
+			return s->b[i];
+	return NULL;
+}
+
+static void hset_release(hset *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nb; i++)
+		while (s->b[i]) {
+			hent *x = s->b[i];
+
+			s->b[i] = x->next;
+			free(x);
+		}
+	free(s->b);
+	memset(s, 0, sizeof(*s));
+}
+
+/* A value as bytes that compare equal only for the same type and the same content. */
+static int encode_value(agc_buf *b, sqlite3_value *v)
+{
+	int type = v ? sqlite3_value_type(v) : SQLITE_NULL;
+	unsigned char t = (unsigned char)type;
+	uint32_t len;
+
+	if (agc_buf_add(b, &t, 1) < 0)
+		return -1;
+	switch (type) {
+	case SQLITE_INTEGER: {
+		sqlite3_int64 i = sqlite3_value_int64(v);
+
+		return agc_buf_add(b, &i, sizeof(i));
+	}
+	case SQLITE_FLOAT: {
+		double d = sqlite3_value_double(v);
+
+		return agc_buf_add(b, &d, sizeof(d));
+	}
+	case SQLITE_TEXT: {
+		const unsigned char *p = sqlite3_value_text(v);
+
+		len = (uint32_t)sqlite3_value_bytes(v);
+		if (!p && len)
+			return agc_error_oom();
+		if (agc_buf_add(b, &len, sizeof(len)) < 0)
+			return -1;
+		return len ? agc_buf_add(b, p, len) : 0;
+	}
+	case SQLITE_BLOB: {
+		const void *p = sqlite3_value_blob(v);
+
+		len = (uint32_t)sqlite3_value_bytes(v);
+		if (!p && len)
+			return agc_error_oom();
+		if (agc_buf_add(b, &len, sizeof(len)) < 0)
+			return -1;
+		return len ? agc_buf_add(b, p, len) : 0;
+	}
+	default:
+		return 0;
+	}
+}
+
+typedef struct wpred {
+	int col;      /* the column's index in the table (table_xinfo cid, as the hook counts) */
+	hset values;  /* encoded values that make a row planned */
+} wpred;
+
+typedef struct wtable {
+	char *name;
+	bool wr;      /* WITHOUT ROWID: keyed by its primary key */
+	int *pk;
+	size_t npk;
+	struct { wpred *v; size_t n, cap; } preds;
+} wtable;
+
+struct agc_db_watch {
+	sqlite3 *db;
+	struct { wtable *v; size_t n, cap; } t;
+	size_t last;        /* the table of the last change */
+	hset rows;          /* table index + key of rows there now that the plan does not account
+			       for yet: inserted here, or planned and changed here */
+	char *violation;    /* the table of a change outside the plan */
+	char *failure;      /* why the watch could not tell */
+	agc_buf key;
+};
+
+static size_t watch_table(agc_db_watch *w, const char *name)
+{
+	size_t i;
+
+	if (w->last < w->t.n && strcmp(w->t.v[w->last].name, name) == 0)
+		return w->last;
+	for (i = 0; i < w->t.n; i++)
+		if (strcmp(w->t.v[i].name, name) == 0)
+			return w->last = i;
+	return WATCH_NONE;
+}
+
+/* A change outside the plan: remember its table, and stop the statement (its transaction is
+ * rolled back). */
+static void watch_violation(agc_db_watch *w, const char *table)
+{
+	if (!w->violation && !w->failure)
+		w->violation = strdup(table ? table : "?");
+	if (!w->violation)
+		w->failure = strdup("out of memory");
+	sqlite3_interrupt(w->db);
+}
+
+static void watch_failure(agc_db_watch *w, const char *what)
+{
+	if (!w->failure)
+		w->failure = strdup(what);
+	sqlite3_interrupt(w->db);
+}
+
+/* The key of the row the hook is called for (old: before the change), into w->key:
+ * the table's index, then the rowid or the primary key's values. */
+static int watch_key(agc_db_watch *w, size_t ti, bool old, sqlite3_int64 rowid)
+{
+	const wtable *t = &w->t.v[ti];
+	uint32_t tix = (uint32_t)ti;
+	size_t i;
+
+	agc_buf_clear(&w->key);
+	if (agc_buf_add(&w->key, &tix, sizeof(tix)) < 0)
+		return -1;
+	if (!t->wr)
+		return agc_buf_add(&w->key, &rowid, sizeof(rowid));
+	for (i = 0; i < t->npk; i++) {
+		sqlite3_value *v = NULL;
+		int rc = old ? sqlite3_preupdate_old(w->db, t->pk[i], &v) : sqlite3_preupdate_new(w->db, t->pk[i], &v);
+
+		if (rc != SQLITE_OK || encode_value(&w->key, v) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Whether the row about to change was a planned row (its values before the change). */
+static int watch_planned(agc_db_watch *w, size_t ti)
+{
+	const wtable *t = &w->t.v[ti];
+	agc_buf b = AGC_BUF_INIT;
+	size_t i;
+	int found = 0;
+
+	for (i = 0; i < t->preds.n && !found; i++) {
+		sqlite3_value *v = NULL;
+
+		agc_buf_clear(&b);
+		if (sqlite3_preupdate_old(w->db, t->preds.v[i].col, &v) != SQLITE_OK || encode_value(&b, v) < 0) {
+			found = -1;
+			break;
+		}
+		found = hset_has(&t->preds.v[i].values, (const unsigned char *)b.ptr, b.len);
+	}
+	agc_buf_release(&b);
+	return found;
+}
+
+/* A row that was there is about to go (a delete, or the old key of an update that moves it). */
+static void watch_gone(agc_db_watch *w, size_t ti)
+{
+	int planned;
+
+	/* inserted here and deleted again, or planned, changed, and deleted now: accounted for */
+	if (hset_del(&w->rows, (const unsigned char *)w->key.ptr, w->key.len))
+		return;
+	/* first touched now: it was there before the transaction */
+	planned = watch_planned(w, ti);
+	if (planned < 0)
+		watch_failure(w, "cannot read a deleted row's values");
+	else if (!planned)
+		watch_violation(w, w->t.v[ti].name);
+}
+
+static void watch_hook(void *ud, sqlite3 *db, int op, const char *zdb, const char *zname, sqlite3_int64 k1,
+		       sqlite3_int64 k2)
+{
+	agc_db_watch *w = ud;
+	size_t ti;
+
+	(void)db;
+	if (w->violation || w->failure)
+		return;
+	/* the purge changes only its own tables of the main database */
+	if (!zdb || strcmp(zdb, "main") != 0 || !zname || (ti = watch_table(w, zname)) == WATCH_NONE) {
+		watch_violation(w, zname);
+		return;
+	}
+	switch (op) {
+	case SQLITE_DELETE:
+		if (watch_key(w, ti, true, k1) < 0)
+			watch_failure(w, "cannot read a deleted row's key");
+		else
+			watch_gone(w, ti);
+		break;
+	case SQLITE_INSERT:
+		/* a new row: it must be gone again before the commit */
+		if (watch_key(w, ti, false, k2) < 0 ||
+		    hset_add(&w->rows, (const unsigned char *)w->key.ptr, w->key.len) < 0)
+			watch_failure(w, "cannot record an inserted row");
+		break;
+	case SQLITE_UPDATE: {
+		agc_buf old = AGC_BUF_INIT;
+		bool moved;
+		int planned;
+
+		if (watch_key(w, ti, true, k1) < 0 || agc_buf_add(&old, w->key.ptr, w->key.len) < 0 ||
+		    watch_key(w, ti, false, k2) < 0) {
+			agc_buf_release(&old);
+			watch_failure(w, "cannot read an updated row's key");
+			break;
+		}
+		moved = old.len != w->key.len || memcmp(old.ptr, w->key.ptr, old.len) != 0;
+		if (moved) {
+			/* the old row goes, a new one comes */
+			agc_buf tmp = w->key;
+
+			w->key = old;
+			watch_gone(w, ti);
+			old = w->key;
+			w->key = tmp;
+			if (!w->violation && !w->failure &&
+			    hset_add(&w->rows, (const unsigned char *)w->key.ptr, w->key.len) < 0)
+				watch_failure(w, "cannot record an updated row");
+		} else if (!hset_has(&w->rows, (const unsigned char *)w->key.ptr, w->key.len)) {
+			/* a row that was there, changed: only a planned one, and it must go */
+			planned = watch_planned(w, ti);
+			if (planned < 0)
+				watch_failure(w, "cannot read an updated row's values");
+			else if (!planned)
+				watch_violation(w, w->t.v[ti].name);
+			else if (hset_add(&w->rows, (const unsigned char *)w->key.ptr, w->key.len) < 0)
+				watch_failure(w, "cannot record an updated row");
+		}
+		agc_buf_release(&old);
+		break;
+	}
+	default:
+		watch_violation(w, zname);
+	}
+}
+
+/* The column indexes of table's primary key, as the pre-update hook counts columns. */
+static int watch_pk(sqlite3 *db, wtable *t)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	rc = sqlite3_prepare_v2(db, "SELECT cid FROM pragma_table_xinfo(?1) WHERE pk > 0 ORDER BY pk", -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return agc_db_fail(db, rc, "cannot read a primary key");
+	sqlite3_bind_text(st, 1, t->name, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int *v = realloc(t->pk, (t->npk + 1) * sizeof(*v));
+
+		if (!v) {
+			sqlite3_finalize(st);
+			return agc_error_oom();
+		}
+		t->pk = v;
+		t->pk[t->npk++] = sqlite3_column_int(st, 0);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return agc_db_fail(db, rc, "cannot read a primary key");
+	if (!t->npk)
+		return agc_error_set(-1, "table '%s' has no primary key", t->name);
+	return 0;
+}
+
+int agc_db_watch_new(sqlite3 *db, agc_db_watch **out)
+{
+	agc_db_watch *w;
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	/* without the hook nothing could be watched: refuse rather than delete blind (R4) */
+	if (!sqlite3_compileoption_used("ENABLE_PREUPDATE_HOOK"))
+		return agc_error_set(-1, "this SQLite library has no pre-update hook: database rows cannot be "
+					 "deleted safely");
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return agc_error_oom();
+	w->db = db;
+	w->last = WATCH_NONE;
+	rc = sqlite3_prepare_v2(db, "SELECT name, wr FROM pragma_table_list WHERE schema = 'main' AND type = 'table'",
+				-1, &st, NULL);
+	if (rc != SQLITE_OK) {
+		agc_db_fail(db, rc, "cannot list tables");
+		agc_db_watch_free(w);
+		return -1;
+	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(st, 0);
+		wtable *t = AGC_ARRAY_PUSH(&w->t, WATCH_MAX_TABLES);
+
+		if (!t || !name || !(t->name = agc_strdup(name))) {
+			if (t)
+				w->t.n--;
+			rc = SQLITE_NOMEM;
+			break;
+		}
+		t->wr = sqlite3_column_int(st, 1) != 0;
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		if (rc != SQLITE_NOMEM)
+			agc_db_fail(db, rc, "cannot list tables");
+		agc_db_watch_free(w);
+		return -1;
+	}
+	for (size_t i = 0; i < w->t.n; i++)
+		if (w->t.v[i].wr && watch_pk(db, &w->t.v[i]) < 0) {
+			agc_db_watch_free(w);
+			return -1;
+		}
+	sqlite3_preupdate_hook(db, watch_hook, w);
+	*out = w;
+	return 0;
+}
+
+int agc_db_watch_plan(agc_db_watch *w, const char *table, const char *col, const char *values_sql,
+		      const char *ids)
+{
+	size_t ti = watch_table(w, table);
+	sqlite3_stmt *st = NULL;
+	wpred *pr;
+	agc_buf b = AGC_BUF_INIT;
+	int rc, cid = -1;
+
+	if (ti == WATCH_NONE)
+		return agc_error_set(-1, "no table '%s'", table);
+	rc = sqlite3_prepare_v2(w->db, "SELECT cid FROM pragma_table_xinfo(?1) WHERE name = ?2", -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return agc_db_fail(w->db, rc, table);
+	sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, col, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		cid = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	if (cid < 0)
+		return agc_error_set(-1, "no column '%s' in table '%s'", col, table);
+	pr = AGC_ARRAY_PUSH(&w->t.v[ti].preds, 64);
+	if (!pr)
+		return -1;
+	pr->col = cid;
+	rc = sqlite3_prepare_v2(w->db, values_sql, -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return agc_db_fail(w->db, rc, table);
+	sqlite3_bind_text(st, 1, ids, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		agc_buf_clear(&b);
+		if (encode_value(&b, sqlite3_column_value(st, 0)) < 0 ||
+		    hset_add(&pr->values, (const unsigned char *)b.ptr, b.len) < 0) {
+			rc = SQLITE_NOMEM;
+			break;
+		}
+	}
+	sqlite3_finalize(st);
+	agc_buf_release(&b);
+	if (rc == SQLITE_NOMEM)
+		return -1;
+	if (rc != SQLITE_DONE)
+		return agc_db_fail(w->db, rc, table);
+	return 0;
+}
+
+bool agc_db_watch_pending(const agc_db_watch *w)
+{
+	return !w->violation && !w->failure && w->rows.n > 0;
+}
+
+int agc_db_watch_check(const agc_db_watch *w, const char **table)
+{
+	const hent *e;
+
+	if (w->failure)
+		return agc_error_set(-1, "cannot watch the rows the purge changes: %s", w->failure);
+	if (w->violation) {
+		*table = w->violation;
+		return 1;
+	}
+	/* rows there now that were not there before, or planned rows changed and kept */
+	if ((e = hset_any(&w->rows))) {
+		uint32_t ti;
+
+		memcpy(&ti, e->key, sizeof(ti));
+		*table = ti < w->t.n ? w->t.v[ti].name : "?";
+		return 1;
+	}
+	return 0;
+}
+
+void agc_db_watch_free(agc_db_watch *w)
+{
+	size_t i, j;
+
+	if (!w)
+		return;
+	sqlite3_preupdate_hook(w->db, NULL, NULL);
+	for (i = 0; i < w->t.n; i++) {
+		for (j = 0; j < w->t.v[i].preds.n; j++)
+			hset_release(&w->t.v[i].preds.v[j].values);
+		free(w->t.v[i].preds.v);
+		free(w->t.v[i].pk);
+		free(w->t.v[i].name);
+	}
+	free(w->t.v);
+	hset_release(&w->rows);
+	free(w->violation);
+	free(w->failure);
+	agc_buf_release(&w->key);
+	free(w);
 }

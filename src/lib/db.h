@@ -27,8 +27,9 @@ void agc_db_strv_free(char **v, size_t n);
 /* Whether table has a column named col (PRAGMA table_info). */
 bool agc_db_has_column(sqlite3 *db, const char *table, const char *col);
 
-/* For a dry run: 1 when another connection holds the write lock of the WAL database at path,
- * 0 when not, -1 when it cannot be told. Creates no file and changes nothing. */
+/* For a dry run: 1 when the write lock a purge takes (agc_db_begin_write) could not be had
+ * now (another connection writes, or, in rollback-journal mode, reads), 0 when it could, -1
+ * when it cannot be told. Creates no file and changes nothing. */
 int agc_db_write_busy(const char *path);
 
 /* Whether table from has a foreign key to table to. */
@@ -42,5 +43,46 @@ int agc_db_exec(sqlite3 *db, const char *sql);
 
 /* Map a SQLite result code to AGC_EINUSE (busy, locked) or -1 with the message set. */
 int agc_db_fail(sqlite3 *db, int rc, const char *what);
+
+/* Whether a SQLite result code (extended or primary) means busy or locked. */
+bool agc_db_is_busy(int rc);
+
+/* Take the write lock of db for a purge (R6): BEGIN EXCLUSIVE in rollback-journal mode, where
+ * a reader's shared lock would otherwise make the COMMIT busy after the deletes, and BEGIN
+ * IMMEDIATE in WAL mode, where readers never block a commit. *wal tells which (may be NULL).
+ * Returns 0, AGC_EINUSE (busy or locked) or -1. */
+int agc_db_begin_write(sqlite3 *db, bool *wal);
+
+/* ---- the change invariant (R4) ----------------------------------------------------------
+ * A watch records, through SQLite's pre-update hook, every row the connection changes: the
+ * plan's own deletes and whatever the database's triggers and foreign-key actions do with
+ * them. A row is planned when, before the transaction first touched it, one of its table's
+ * planned columns held one of the planned values (compared exactly, type and bytes: a
+ * NOCASE column or an affinity conversion that widens the SQL's match is not the plan). The
+ * net change passes when every row the transaction touched was a planned row now deleted,
+ * or a row it inserted and deleted again. Rows of WITHOUT ROWID tables are keyed by their
+ * primary key. Virtual tables are not seen by the hook; their shadow tables are, so a
+ * trigger that maintains a full-text index refuses the purge. */
+typedef struct agc_db_watch agc_db_watch;
+
+/* Start watching db (no other pre-update hook may be set on it). Returns 0 or -1. */
+int agc_db_watch_new(sqlite3 *db, agc_db_watch **out);
+
+/* Declare rows of table planned: those whose column col holds a value that values_sql (a
+ * SELECT of one column, ?1 bound to ids) returns now, before any delete. Returns 0 or -1. */
+int agc_db_watch_plan(agc_db_watch *w, const char *table, const char *col, const char *values_sql,
+		      const char *ids);
+
+/* Rows the transaction inserted, or planned rows it changed, that are still there: running
+ * the plan's deletes again may account for them. */
+bool agc_db_watch_pending(const agc_db_watch *w);
+
+/* The verdict before COMMIT: 0 when the net change is only planned deletes, 1 when not
+ * (*table names a table with another change; borrowed from w), -1 when the watch failed (a
+ * value it could not read, a limit: error set). */
+int agc_db_watch_check(const agc_db_watch *w, const char **table);
+
+/* Remove the hook and free the watch (NULL is fine). */
+void agc_db_watch_free(agc_db_watch *w);
 
 #endif

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -393,7 +394,7 @@ static int cmp_sessions_first(const agc_plan *p, const char *s)
 
 /* After a purge: discover again from scratch and report everything still present (R7). */
 static void residual(agc_ctx *ctx, size_t agent, agc_plan *before, agc_report *r,
-		     const failures *fails, const failures *line_fails)
+		     const failures *fails, const failures *line_fails, const failures *row_fails)
 {
 	agc_plan after;
 	size_t i, j;
@@ -449,9 +450,11 @@ static void residual(agc_ctx *ctx, size_t agent, agc_plan *before, agc_report *r
 				      fstatat(rfd, after.dbs.v[rs->db].rel, &lst, AT_SYMLINK_NOFOLLOW) == 0 &&
 				      S_ISLNK(lst.st_mode);
 
+			const char *why = failure_of(row_fails, after.dbs.v[rs->db].root, after.dbs.v[rs->db].rel);
+
 			agc_report_add_item(r, true, "rows", abs, rs->table,
-					    linked ? "symlink" : "error: still present", after.id, rs->count,
-					    rs->bytes, 0);
+					    linked ? "symlink" : why ? why : "error: still present", after.id,
+					    rs->count, rs->bytes, 0);
 		}
 		free(abs);
 	}
@@ -604,8 +607,14 @@ static char *db_checked_path(agc_plan *p, size_t d, const char **why)
 		*why = ws == AGC_WALK_SYMLINK ? "symlink" : "error: database not reachable";
 		return NULL;
 	}
-	if (fstatat(dfd, leaf, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode) ||
-	    st.st_dev != db->dev || st.st_ino != db->ino) {
+	if (fstatat(dfd, leaf, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		/* no stat buffer to look at: the database went since discovery */
+		err = errno;
+		close(dfd);
+		*why = err == ENOENT ? "error: database removed since discovery" : "error: database not reachable";
+		return NULL;
+	}
+	if (!S_ISREG(st.st_mode) || st.st_dev != db->dev || st.st_ino != db->ino) {
 		close(dfd);
 		*why = S_ISLNK(st.st_mode) ? "symlink" : "error: database changed since discovery";
 		return NULL;
@@ -614,175 +623,498 @@ static char *db_checked_path(agc_plan *p, size_t d, const char **why)
 	return agc_plan_abspath(p->roots, db->root, db->rel);
 }
 
-/* Delete the rows of every database, one transaction each; every database that holds rows
- * is write-locked before a row is deleted in any (R6). Busy anywhere: nothing changes and
- * the purge is refused. handles[d] stay open for the checkpoint. Returns 0, 1 (refused: the
- * report says why) or -1. */
-static int delete_rows(agc_plan *p, agc_report *r, sqlite3 **handles)
-{
-	char *ids = agc_plan_ids_json(p);
-	uint64_t *deleted = calloc(p->rows.n + 1, sizeof(*deleted));
-	bool *skipped = calloc(p->dbs.n + 1, sizeof(*skipped));
-	size_t d, i;
-	int rc = 0;
+/* The rows of one purge: a write transaction on every database that holds rows of it, each
+ * watched for changes outside the plan (R4, R6). */
+typedef struct txn {
+	sqlite3 **h;          /* per plan database: open while its transaction, checkpoint or rebuild
+				 needs it */
+	agc_db_watch **w;     /* its change watch (R4) */
+	bool *open;           /* a transaction is open */
+	bool *committed;
+	uint64_t *deleted;    /* per row set */
+	char *ids;
+} txn;
 
-	if (!ids || !deleted || !skipped) {
-		free(ids);
-		free(deleted);
-		free(skipped);
+static int txn_init(txn *t, const agc_plan *p)
+{
+	memset(t, 0, sizeof(*t));
+	t->h = calloc(p->dbs.n + 1, sizeof(*t->h));
+	t->w = calloc(p->dbs.n + 1, sizeof(*t->w));
+	t->open = calloc(p->dbs.n + 1, sizeof(*t->open));
+	t->committed = calloc(p->dbs.n + 1, sizeof(*t->committed));
+	t->deleted = calloc(p->rows.n + 1, sizeof(*t->deleted));
+	t->ids = agc_plan_ids_json(p);
+	if (!t->h || !t->w || !t->open || !t->committed || !t->deleted || !t->ids)
 		return agc_error_oom();
+	return 0;
+}
+
+/* Roll back every open transaction: nothing of the rows changes. */
+static void txn_rollback(txn *t, size_t n)
+{
+	size_t d;
+
+	for (d = 0; d < n; d++)
+		if (t->h && t->h[d] && t->open[d]) {
+			sqlite3_exec(t->h[d], "ROLLBACK", NULL, NULL, NULL);
+			t->open[d] = false;
+		}
+}
+
+/* Roll back what is still open, close everything, free. */
+static void txn_release(txn *t, size_t n)
+{
+	size_t d;
+
+	txn_rollback(t, n);
+	for (d = 0; t->h && d < n; d++) {
+		agc_db_watch_free(t->w ? t->w[d] : NULL);
+		sqlite3_close(t->h[d]);
 	}
-	/* 1. Lock every database that has rows of the session. */
-	for (d = 0; d < p->dbs.n && rc == 0; d++) {
+	free(t->h);
+	free(t->w);
+	free(t->open);
+	free(t->committed);
+	free(t->deleted);
+	free(t->ids);
+	memset(t, 0, sizeof(*t));
+}
+
+static bool db_has_rows(const agc_plan *p, size_t d)
+{
+	size_t i;
+
+	for (i = 0; i < p->rows.n; i++)
+		if (p->rows.v[i].db == d && p->rows.v[i].count > 0)
+			return true;
+	return false;
+}
+
+static void add_db_item(agc_plan *p, agc_report *r, size_t d, const char *table, const char *why)
+{
+	char *abs = agc_plan_abspath(p->roots, p->dbs.v[d].root, p->dbs.v[d].rel);
+
+	agc_report_add_item(r, true, "rows", abs ? abs : "", table, why, p->id, 0, 0, 0);
+	free(abs);
+}
+
+/* 1. Write-lock every database that has rows of the session before a row is deleted in any
+ * (R6), and watch each (R4). Busy anywhere: refused, nothing changed. Returns 0, 1 (refused:
+ * the report says why) or -1. */
+static int rows_begin(agc_plan *p, agc_report *r, txn *t)
+{
+	size_t d, i;
+
+	for (d = 0; d < p->dbs.n; d++) {
 		const char *why = NULL;
 		char *path;
-		bool has = false;
+		int rc;
 
-		for (i = 0; i < p->rows.n; i++)
-			has |= p->rows.v[i].db == d && p->rows.v[i].count > 0;
-		if (!has)
+		if (!db_has_rows(p, d))
 			continue;
 		path = db_checked_path(p, d, &why);
 		if (!path && strcmp(why, "symlink") == 0) {
 			/* A linked database is left whole, like any artifact behind a link (R2);
 			 * the rest of the session goes and the rows stay findable. */
-			skipped[d] = true;
 			continue;
 		}
 		if (!path) {
-			char *abs = agc_plan_abspath(p->roots, p->dbs.v[d].root, p->dbs.v[d].rel);
-
-			agc_report_add_item(r, true, "rows", abs, NULL, why, p->id, 0, 0, 0);
-			free(abs);
-			rc = 1;
-			break;
+			add_db_item(p, r, d, NULL, why);
+			return 1;
 		}
-		if (agc_db_open_rw(path, &handles[d]) < 0 || agc_db_exec(handles[d], "BEGIN IMMEDIATE") < 0) {
-			bool busy = strstr(agc_error_last(), "busy") != NULL;
-			char *msg = busy ? agc_strdup("busy") : agc_strfmt("error: %s", agc_error_last());
+		rc = agc_db_open_rw(path, &t->h[d]);
+		if (rc == 0 && (rc = agc_db_begin_write(t->h[d], NULL)) == 0)
+			t->open[d] = true;
+		if (rc < 0) {
+			/* busy or locked, by SQLite's result code: another process writes (or, in
+			 * rollback-journal mode, reads) */
+			char *msg = rc == AGC_EINUSE ? agc_strdup("busy") : agc_strfmt("error: %s", agc_error_last());
 
-			agc_report_add_item(r, true, "rows", path, NULL, msg ? msg : "busy", p->id, 0, 0, 0);
+			agc_report_add_item(r, true, "rows", path, NULL, msg ? msg : "error", p->id, 0, 0, 0);
 			free(msg);
-			rc = busy ? 1 : -1;
+			free(path);
+			return rc == AGC_EINUSE ? 1 : -1;
 		}
 		free(path);
-	}
-	/* 2. Delete, in the adapter's order (rows reached through others first). */
-	for (i = 0; i < p->rows.n && rc == 0; i++) {
-		const agc_rowset *rs = &p->rows.v[i];
-		sqlite3 *db = handles[rs->db];
-		sqlite3_stmt *st = NULL;
-		char *sql;
-		int src;
-
-		if (!rs->count || !db)
-			continue;
-		sql = agc_rows_sql(rs, NULL);
-		if (!sql) {
-			rc = -1;
-			break;
-		}
-		src = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
-		if (src == SQLITE_OK) {
-			sqlite3_bind_text(st, 1, ids, -1, SQLITE_STATIC);
-			src = sqlite3_step(st);
-		}
-		if (src != SQLITE_DONE) {
-			agc_db_fail(db, src, rs->table);
-			rc = -1;
-		} else {
-			deleted[i] = (uint64_t)sqlite3_changes64(db);
-		}
-		sqlite3_finalize(st);
-		free(sql);
-	}
-	/* 3. Commit each, or roll every one back. */
-	for (d = 0; d < p->dbs.n; d++) {
-		if (!handles[d])
-			continue;
-		if (rc == 0 && agc_db_exec(handles[d], "COMMIT") < 0)
-			rc = -1;
-		if (rc != 0)
-			sqlite3_exec(handles[d], "ROLLBACK", NULL, NULL, NULL);
-	}
-	if (rc == 0) {
+		if (agc_db_watch_new(t->h[d], &t->w[d]) < 0)
+			return -1;
+		/* the plan's rows, as its own SQL selects them, by their values before any delete */
 		for (i = 0; i < p->rows.n; i++) {
 			const agc_rowset *rs = &p->rows.v[i];
-			char *abs;
 
-			if (!deleted[i])
+			if (rs->db != d)
 				continue;
-			abs = agc_plan_abspath(p->roots, p->dbs.v[rs->db].root, p->dbs.v[rs->db].rel);
-			agc_report_add_item(r, false, "rows", abs, rs->table, NULL, p->id, deleted[i],
-					    rs->count ? rs->bytes * deleted[i] / rs->count : 0, 0);
-			free(abs);
+			if (rs->column && agc_db_watch_plan(t->w[d], rs->table, rs->column,
+							    "SELECT value FROM json_each(?1)", t->ids) < 0)
+				return -1;
+			if (rs->via_table) {
+				char *vk = agc_db_ident(rs->via_key), *vt = agc_db_ident(rs->via_table);
+				char *vc = agc_db_ident(rs->via_column);
+				char *sql = vk && vt && vc ? agc_strfmt("SELECT %s FROM %s WHERE %s IN (SELECT value FROM json_each(?1))",
+									vk, vt, vc)
+							   : NULL;
+				int prc = sql ? agc_db_watch_plan(t->w[d], rs->table, rs->via_local, sql, t->ids) : -1;
+
+				free(vk);
+				free(vt);
+				free(vc);
+				free(sql);
+				if (prc < 0)
+					return -1;
+			}
 		}
 	}
-	free(deleted);
-	free(skipped);
-	free(ids);
+	return 0;
+}
+
+#define ROWS_PASSES 4 /* the plan's deletes run again while triggers left rows of it */
+
+/* 2. Delete, in the adapter's order (rows reached through others first), and check the net
+ * change of every database before anything commits (R4): only planned rows deleted, or rows
+ * inserted and deleted again. Returns 0, 1 (refused, reason schema) or -1. */
+static int rows_delete(agc_plan *p, agc_report *r, txn *t)
+{
+	size_t i, d, pass;
+	bool again = true;
+
+	for (pass = 0; pass < ROWS_PASSES && again; pass++) {
+		for (i = 0; i < p->rows.n; i++) {
+			const agc_rowset *rs = &p->rows.v[i];
+			sqlite3 *db = t->h[rs->db];
+			sqlite3_stmt *st = NULL;
+			const char *tab;
+			char *sql;
+			int src;
+
+			if (!db || (pass == 0 && !rs->count) || (pass > 0 && !agc_db_watch_pending(t->w[rs->db])))
+				continue;
+			sql = agc_rows_sql(rs, NULL);
+			if (!sql)
+				return -1;
+			src = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+			if (src == SQLITE_OK) {
+				sqlite3_bind_text(st, 1, t->ids, -1, SQLITE_STATIC);
+				src = sqlite3_step(st);
+			}
+			if (src == SQLITE_DONE)
+				t->deleted[i] += (uint64_t)sqlite3_changes64(db);
+			sqlite3_finalize(st);
+			free(sql);
+			if (src == SQLITE_DONE)
+				continue;
+			/* the watch stopped the statement: a change outside the plan */
+			if (agc_db_watch_check(t->w[rs->db], &tab) != 0)
+				break;
+			/* another session's row references one of the plan (RESTRICT, NO ACTION) */
+			if (src == SQLITE_CONSTRAINT_FOREIGNKEY) {
+				add_db_item(p, r, rs->db, rs->table, "schema");
+				return 1;
+			}
+			return agc_db_fail(db, src, rs->table) == AGC_EINUSE ? (add_db_item(p, r, rs->db, NULL, "busy"), 1)
+									       : -1;
+		}
+		again = false;
+		for (d = 0; d < p->dbs.n; d++)
+			again |= t->w[d] && agc_db_watch_pending(t->w[d]);
+	}
+	for (d = 0; d < p->dbs.n; d++) {
+		const char *tab = NULL;
+		int cur = 0, hi = 0, vrc;
+
+		if (!t->w[d])
+			continue;
+		vrc = agc_db_watch_check(t->w[d], &tab);
+		if (vrc < 0)
+			return -1;
+		if (vrc > 0) {
+			add_db_item(p, r, d, tab, "schema");
+			return 1;
+		}
+		/* a deferred foreign key that the commit would refuse: another row names one of
+		 * the plan */
+		if (sqlite3_db_status(t->h[d], SQLITE_DBSTATUS_DEFERRED_FKS, &cur, &hi, 0) == SQLITE_OK &&
+		    cur > 0) {
+			add_db_item(p, r, d, NULL, "schema");
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* Whether database d holds the session's record row (a session table keyed by its id). */
+static bool db_holds_record(const agc_plan *p, size_t d)
+{
+	size_t i;
+
+	for (i = 0; i < p->rows.n; i++)
+		if (p->rows.v[i].db == d && p->rows.v[i].column && !p->rows.v[i].via_table &&
+		    strcmp(p->rows.v[i].column, "id") == 0)
+			return true;
+	return false;
+}
+
+/* 3. Commit: the databases that hold the record last (R6). A failed commit rolls back the
+ * ones not yet committed; the report lists the rows of those that did (promise 3). Returns 0
+ * or -1 (something stays: row_fails says why). */
+static int rows_commit(agc_plan *p, agc_report *r, txn *t, failures *row_fails)
+{
+	size_t d, i, round;
+	int rc = 0;
+
+	for (round = 0; round < 2; round++)
+		for (d = 0; d < p->dbs.n; d++) {
+			if (!t->open[d] || db_holds_record(p, d) != (round == 1))
+				continue;
+			if (rc == 0 && agc_db_exec(t->h[d], "COMMIT") == 0) {
+				t->open[d] = false;
+				t->committed[d] = true;
+				continue;
+			}
+			if (rc == 0) {
+				note_failure(row_fails, p->dbs.v[d].root, p->dbs.v[d].rel,
+					     agc_strfmt("error: %s", agc_error_last()));
+				rc = -1;
+			} else {
+				note_failure(row_fails, p->dbs.v[d].root, p->dbs.v[d].rel,
+					     agc_strdup("error: kept until the rest is removed"));
+			}
+			sqlite3_exec(t->h[d], "ROLLBACK", NULL, NULL, NULL);
+			t->open[d] = false;
+		}
+	for (i = 0; i < p->rows.n; i++) {
+		const agc_rowset *rs = &p->rows.v[i];
+		char *abs;
+
+		if (!t->deleted[i] || !t->committed[rs->db])
+			continue;
+		abs = agc_plan_abspath(p->roots, p->dbs.v[rs->db].root, p->dbs.v[rs->db].rel);
+		agc_report_add_item(r, false, "rows", abs, rs->table, NULL, p->id, t->deleted[i],
+				    rs->count ? rs->bytes * (t->deleted[i] < rs->count ? t->deleted[i] : rs->count) / rs->count
+					      : 0,
+				    0);
+		free(abs);
+	}
 	return rc;
 }
 
+/* Rows were deleted from database d and committed. */
+static bool db_deleted(const agc_plan *p, const txn *t, size_t d)
+{
+	size_t i;
+
+	if (!t->committed[d])
+		return false;
+	for (i = 0; i < p->rows.n; i++)
+		if (p->rows.v[i].db == d && t->deleted[i])
+			return true;
+	return false;
+}
+
 /* After everything: fold the WAL back into the database and truncate it without waiting for
- * readers, so deleted text does not stay in the WAL (R6). */
-static void checkpoint(agc_plan *p, agc_report *r, sqlite3 **handles)
+ * readers, so deleted text does not stay in the WAL (R6). Returns false when it could not. */
+static bool checkpoint_one(agc_plan *p, agc_report *r, sqlite3 *db, size_t d)
+{
+	int log = 0, done = 0, rc;
+
+	sqlite3_busy_timeout(db, 0);
+	rc = sqlite3_wal_checkpoint_v2(db, NULL, SQLITE_CHECKPOINT_TRUNCATE, &log, &done);
+	sqlite3_busy_timeout(db, AGC_DB_BUSY_MS);
+	if (rc != SQLITE_OK) {
+		char *abs = agc_plan_abspath(p->roots, p->dbs.v[d].root, p->dbs.v[d].rel);
+		char *wal = abs ? agc_strfmt("%s-wal", abs) : NULL;
+
+		agc_report_add_item(r, true, "file", wal ? wal : "", NULL, "in-use", p->id, 0, 0, 0);
+		free(wal);
+		free(abs);
+		return false;
+	}
+	return true;
+}
+
+/* Whether a process other than agentgc holds database path, its -wal or -shm (R6: a rebuild
+ * only when unheld). Returns 1, 0, or -1 when the process table cannot be read. */
+static int db_held(agc_plan *p, const char *path)
+{
+	static const char *const sfx[] = {"", "-wal", "-shm"};
+	agc_gate_file files[3];
+	agc_gate_query q;
+	agc_holders h = {0};
+	size_t n = 0, i;
+	int rc;
+
+	for (i = 0; i < 3; i++) {
+		char *f = agc_strfmt("%s%s", path, sfx[i]);
+		struct stat st;
+
+		if (f && lstat(f, &st) == 0) {
+			files[n].id.dev = st.st_dev;
+			files[n].id.ino = st.st_ino;
+			files[n].label = sfx[i];
+			n++;
+		}
+		free(f);
+	}
+	memset(&q, 0, sizeof(q));
+	q.procroot = p->ctx->procroot;
+	q.files = files;
+	q.n_files = n;
+	q.with_maps = true;
+	/* no service is exempt: whoever has the file open would see it rebuilt */
+	rc = agc_holders_scan(&q, &h);
+	if (rc == 0)
+		rc = h.n > 0;
+	agc_holders_release(&h);
+	return rc;
+}
+
+/* --scrub (R6): rebuild (VACUUM) database d, when no other process holds it and its file
+ * system has room for a copy; else say why it was left. Returns true when rebuilt. */
+static bool scrub_one(agc_plan *p, agc_report *r, sqlite3 *db, size_t d)
+{
+	const char *why = NULL;
+	char *path = db_checked_path(p, d, &why), *wal = NULL, *dir = NULL, *slash, *msg = NULL;
+	struct stat st, wst;
+	struct statvfs vfs;
+	uint64_t need;
+	int held, rc;
+	bool ok = false;
+
+	if (!path) {
+		add_db_item(p, r, d, NULL, why);
+		return false;
+	}
+	held = db_held(p, path);
+	if (held != 0) {
+		agc_report_add_item(r, true, "file", path, NULL, "in-use", p->id, 0, 0, 0);
+		goto out;
+	}
+	/* VACUUM writes a copy (in the WAL, or a journal of the old pages) beside the database:
+	 * about twice its size, to be safe */
+	wal = agc_strfmt("%s-wal", path);
+	dir = agc_strdup(path);
+	if (!wal || !dir || stat(path, &st) < 0)
+		goto fail;
+	need = 2 * ((uint64_t)st.st_size + (stat(wal, &wst) == 0 ? (uint64_t)wst.st_size : 0));
+	slash = strrchr(dir, '/');
+	if (slash)
+		slash[slash == dir ? 1 : 0] = '\0';
+	if (statvfs(dir, &vfs) < 0)
+		goto fail;
+	if ((uint64_t)vfs.f_bavail * vfs.f_frsize < need) {
+		agc_report_add_item(r, true, "file", path, NULL, "free-space", p->id, 0, 0, 0);
+		goto out;
+	}
+	rc = agc_db_exec(db, "VACUUM");
+	if (rc == AGC_EINUSE) {
+		agc_report_add_item(r, true, "file", path, NULL, "in-use", p->id, 0, 0, 0);
+		goto out;
+	}
+	if (rc < 0)
+		goto fail;
+	/* the rebuilt pages went through the WAL: fold them in and empty it */
+	ok = checkpoint_one(p, r, db, d);
+	goto out;
+fail:
+	msg = agc_strfmt("error: cannot rebuild: %s", agc_error_last());
+	agc_report_add_item(r, true, "file", path, NULL, msg ? msg : "error", p->id, 0, 0, 0);
+out:
+	free(msg);
+	free(dir);
+	free(wal);
+	free(path);
+	return ok;
+}
+
+/* After the rows committed: checkpoint, rebuild with --scrub, and say which databases may
+ * still hold older copies of what went (R6). */
+static void rows_finish(agc_plan *p, agc_report *r, txn *t, bool scrub)
 {
 	size_t d;
 
 	for (d = 0; d < p->dbs.n; d++) {
-		int log = 0, done = 0, rc;
+		bool scrubbed = false;
 
-		if (!handles[d])
+		if (!t->h[d] || !t->committed[d])
 			continue;
-		sqlite3_busy_timeout(handles[d], 0);
-		rc = sqlite3_wal_checkpoint_v2(handles[d], NULL, SQLITE_CHECKPOINT_TRUNCATE, &log, &done);
-		if (rc != SQLITE_OK) {
+		if (!checkpoint_one(p, r, t->h[d], d))
+			continue;
+		if (!db_deleted(p, t, d))
+			continue;
+		if (scrub)
+			scrubbed = scrub_one(p, r, t->h[d], d);
+		if (!scrubbed && !scrub) {
 			char *abs = agc_plan_abspath(p->roots, p->dbs.v[d].root, p->dbs.v[d].rel);
-			char *wal = abs ? agc_strfmt("%s-wal", abs) : NULL;
+			char *hint = abs ? agc_strfmt("the agent writes without secure_delete: older copies of the "
+						      "deleted rows may survive in the pages of '%s' until a purge "
+						      "with --scrub rebuilds it", abs)
+					 : NULL;
 
-			agc_report_add_item(r, true, "file", wal ? wal : "", NULL, "in-use", p->id, 0, 0, 0);
-			free(wal);
+			if (hint)
+				agc_report_add_str(r, 2, hint);
+			free(hint);
 			free(abs);
 		}
-		sqlite3_close(handles[d]);
-		handles[d] = NULL;
 	}
 }
 
-static void do_purge(agc_plan *p, size_t agent, agc_report *r)
+static void do_purge(agc_plan *p, size_t agent, agc_report *r, unsigned flags)
 {
-	failures fails = {0}, line_fails = {0};
+	failures fails = {0}, line_fails = {0}, row_fails = {0};
 	bool fixable = false;
-	sqlite3 **handles = NULL;
+	txn t;
 	size_t i;
 	int drc;
 
-	/* Rows first, in one transaction per database (R6). */
+	/* Rows first, in one transaction per database, every one locked before a row goes in
+	 * any (R6), checked against the plan before anything commits (R4). */
+	if (txn_init(&t, p) < 0) {
+		txn_release(&t, p->dbs.n);
+		agc_report_set_error(r, "out of memory");
+		return;
+	}
 	if (p->dbs.n) {
-		handles = calloc(p->dbs.n, sizeof(*handles));
-		if (!handles) {
-			agc_report_set_error(r, "out of memory");
-			return;
-		}
-		drc = delete_rows(p, r, handles);
+		drc = rows_begin(p, r, &t);
+		if (drc == 0)
+			drc = rows_delete(p, r, &t);
 		if (drc != 0) {
-			for (i = 0; i < p->dbs.n; i++)
-				if (handles[i])
-					sqlite3_close(handles[i]);
-			free(handles);
-			if (drc > 0) {
+			char msg[1024];
+
+			snprintf(msg, sizeof(msg), "%s", agc_error_last());
+			txn_release(&t, p->dbs.n);
+			if (drc > 0)
 				r->status = AGC_ST_REFUSED;
-			} else {
-				agc_report_set_error(r, agc_error_last());
-			}
+			else
+				agc_report_set_error(r, msg);
 			return;
 		}
 	}
-	/* Then files, the record (the transcript discovery keys on) last (R6). */
-	for (i = 0; i < p->arts.n; i++)
-		if (!(p->arts.v[i].flags & AGC_ART_RECORD))
-			remove_one(p, r, &p->arts.v[i], &fails, &fixable);
+	/* Then files, in the adapter's order (what is found through another artifact before
+	 * it), the record (the transcript discovery keys on) last (R6). After a failure that a
+	 * rerun could finish, the rest stays, as if the purge had stopped there: what comes later
+	 * may be what leads a rerun to the file that failed (a legacy message file to its parts). */
+	for (i = 0; i < p->arts.n; i++) {
+		const agc_artifact *a = &p->arts.v[i];
+
+		if (a->flags & AGC_ART_RECORD)
+			continue;
+		if (fixable) {
+			note_failure(&fails, a->root, a->rel, agc_strdup("error: kept until the rest is removed"));
+			continue;
+		}
+		remove_one(p, r, a, &fails, &fixable);
+	}
+	/* Files found only through a row (a plan file, through the session's row) went before
+	 * that row's transaction commits (R6); when one that a rerun could finish failed, the
+	 * rows stay, so the rerun finds the session again. */
+	if (fixable) {
+		for (i = 0; i < p->dbs.n; i++)
+			if (t.open[i])
+				note_failure(&row_fails, p->dbs.v[i].root, p->dbs.v[i].rel,
+					     agc_strdup("error: kept until the rest is removed"));
+		txn_rollback(&t, p->dbs.n);
+	} else if (rows_commit(p, r, &t, &row_fails) < 0) {
+		fixable = true;
+	}
 	for (i = 0; i < p->arts.n; i++) {
 		const agc_artifact *a = &p->arts.v[i];
 
@@ -825,20 +1157,20 @@ static void do_purge(agc_plan *p, size_t agent, agc_report *r)
 			note_failure(&line_fails, ls->root, ls->rel, why);
 		}
 	}
-	if (handles)
-		checkpoint(p, r, handles);
-	free(handles);
-	residual(p->ctx, agent, p, r, &fails, &line_fails);
+	if (p->dbs.n)
+		rows_finish(p, r, &t, flags & AGC_PURGE_SCRUB);
+	txn_release(&t, p->dbs.n);
+	residual(p->ctx, agent, p, r, &fails, &line_fails, &row_fails);
 	r->status = r->residual.n ? AGC_ST_PARTIAL : AGC_ST_PURGED;
-	if (p->rows.n)
-		agc_report_add_str(r, 2, "the agent writes without secure_delete: older copies of deleted rows "
-					 "may survive in database pages until 'agentgc compact' or --scrub rebuilds it");
 	for (i = 0; i < fails.n; i++)
 		free(fails.v[i].reason);
 	free(fails.v);
 	for (i = 0; i < line_fails.n; i++)
 		free(line_fails.v[i].reason);
 	free(line_fails.v);
+	for (i = 0; i < row_fails.n; i++)
+		free(row_fails.v[i].reason);
+	free(row_fails.v);
 }
 
 /* Resolve "auto" or an agent name and the id's grammar. Returns the agent index, or -1 with
@@ -911,7 +1243,7 @@ static int pick_agent(agc_ctx *ctx, const char *agent, const char *id, char *can
 	return (int)which;
 }
 
-static int run(agc_ctx *ctx, const char *agent, const char *id, mode m, agc_report **out)
+static int run(agc_ctx *ctx, const char *agent, const char *id, mode m, unsigned flags, agc_report **out)
 {
 	agc_report *r = agc_report_new(agent ? agent : "auto", id ? id : "");
 	char canon[AGC_ID_MAX];
@@ -1011,7 +1343,7 @@ static int run(agc_ctx *ctx, const char *agent, const char *id, mode m, agc_repo
 		}
 		break;
 	case MODE_PURGE:
-		do_purge(&p, (size_t)a, r);
+		do_purge(&p, (size_t)a, r, flags);
 		break;
 	}
 	agc_plan_release(&p);
@@ -1020,17 +1352,26 @@ static int run(agc_ctx *ctx, const char *agent, const char *id, mode m, agc_repo
 
 int agc_purge(agc_ctx *ctx, const char *agent, const char *id, unsigned flags, agc_report **out)
 {
-	return run(ctx, agent, id, (flags & AGC_PURGE_DRY_RUN) ? MODE_DRY_RUN : MODE_PURGE, out);
+	if (!out)
+		return agc_error_set(-1, "agc_purge needs somewhere to put its report");
+	/* never a silent no-op: an option that cannot be honoured is refused before anything */
+	if (flags & AGC_PURGE_WITH_FORKS)
+		return agc_error_set(-1, "purging forks is not supported yet: no agent with forks (Codex) is supported");
+	if (flags & ~(unsigned)(AGC_PURGE_DRY_RUN | AGC_PURGE_SCRUB))
+		return agc_error_set(-1, "unknown purge flags 0x%x", flags);
+	return run(ctx, agent, id, (flags & AGC_PURGE_DRY_RUN) ? MODE_DRY_RUN : MODE_PURGE, flags, out);
 }
 
 int agc_show(agc_ctx *ctx, const char *agent, const char *id, agc_report **out)
 {
-	return run(ctx, agent, id, MODE_SHOW, out);
+	if (!out)
+		return agc_error_set(-1, "agc_show needs somewhere to put its report");
+	return run(ctx, agent, id, MODE_SHOW, 0, out);
 }
 
 int agc_in_use(agc_ctx *ctx, const char *agent, const char *id, agc_report **out)
 {
-	int rc = run(ctx, agent, id, MODE_IN_USE, out);
-
-	return rc;
+	if (!out)
+		return agc_error_set(-1, "agc_in_use needs somewhere to put its report");
+	return run(ctx, agent, id, MODE_IN_USE, 0, out);
 }

@@ -245,7 +245,7 @@ need_shim() {
 
 # ---- options and children -------------------------------------------------------------------------
 
-@test "purge --with-forks and --scrub are accepted for claude (exit 0); children lists the sub-agents, nested ones too" {
+@test "purge --scrub is accepted for claude (exit 0: no database to rebuild); children lists the sub-agents, nested ones too" {
 	local o a b
 	mk_full_session "$S" "$CWD"
 	# mk_full_session's sub-agent (the one with a meta file) and its nested one
@@ -253,7 +253,7 @@ need_shim() {
 	a=${a#agent-}
 	b=a00000000000000ff
 	[ -f "$C/projects/$K/$S/subagents/$a/agent-$b.jsonl" ]
-	run -0 --separate-stderr agc --json purge claude "$S" --with-forks
+	run -0 --separate-stderr agc --json purge claude "$S"
 	json_ok --arg a "$a" --arg b "$b" '.[0].status == "purged" and
 		(.[0].children | sort == ([$a, $b] | sort))'
 	assert_gone "$C/projects/$K/$S.jsonl" "$C/projects/$K/$S"

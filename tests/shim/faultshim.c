@@ -1,17 +1,35 @@
 /* Fault injection for end-to-end tests, loaded with LD_PRELOAD (as jq's inject_errors.c).
  *
- * When AGC_FAULT_UNLINKAT names a file, unlinkat fails for every pathname whose basename is
- * that name, with the errno named by AGC_FAULT_ERRNO: EACCES (the default), EPERM, EBUSY or
- * EIO. Everything else goes to the real unlinkat. */
+ * By name: when AGC_FAULT_UNLINKAT names a file, unlinkat fails for every pathname whose
+ * basename is that name.
+ *
+ * By step: when AGC_FAULT_NTH is a number N, the Nth step of the process fails, counting the
+ * calls named in AGC_FAULT_CALLS (a comma-separated list of "unlinkat", "renameat" and
+ * "commit", the default being all three): unlinkat(2), renameat(2) and rename(2), and an SQL
+ * COMMIT run with sqlite3_exec (which then returns SQLITE_IOERR and leaves the transaction
+ * open, as a failed commit does). When AGC_FAULT_HIT names a file, each injected failure
+ * appends the call's name and its argument to it, so a test can tell when N is past the last
+ * step.
+ *
+ * Failed system calls set the errno named by AGC_FAULT_ERRNO: EACCES (the default), EPERM,
+ * EBUSY or EIO. Everything else goes to the real functions. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#define SHIM_SQLITE_IOERR 10
 
 typedef int (*unlinkat_fn)(int, const char *, int);
+typedef int (*renameat_fn)(int, const char *, int, const char *);
+typedef int (*rename_fn)(const char *, const char *);
+typedef int (*exec_fn)(void *, const char *, int (*)(void *, int, char **, char **), void *, char **);
 
 static int fault_errno(void)
 {
@@ -26,7 +44,7 @@ static int fault_errno(void)
 	return EACCES;
 }
 
-static int should_fail(const char *pathname)
+static int name_fails(const char *pathname)
 {
 	const char *name = getenv("AGC_FAULT_UNLINKAT");
 	const char *base;
@@ -38,22 +56,131 @@ static int should_fail(const char *pathname)
 	return strcmp(base, name) == 0;
 }
 
+/* Whether this call, a step of kind call, is the Nth step: counted only when the kind is
+ * listed. Records the hit. */
+static int step_fails(const char *call, const char *arg)
+{
+	static long count;
+	const char *nth = getenv("AGC_FAULT_NTH"), *calls = getenv("AGC_FAULT_CALLS");
+	const char *hit = getenv("AGC_FAULT_HIT");
+	size_t cl = strlen(call);
+	const char *p;
+	long n, now;
+	int listed = 0;
+
+	if (!nth || !*nth)
+		return 0;
+	n = strtol(nth, NULL, 10);
+	if (n <= 0)
+		return 0;
+	if (!calls || !*calls) {
+		listed = 1;
+	} else {
+		for (p = calls; *p;) {
+			size_t l = strcspn(p, ",");
+
+			if (l == cl && strncmp(p, call, l) == 0)
+				listed = 1;
+			p += l;
+			if (*p == ',')
+				p++;
+		}
+	}
+	if (!listed)
+		return 0;
+	now = __atomic_add_fetch(&count, 1, __ATOMIC_SEQ_CST);
+	if (now != n)
+		return 0;
+	if (hit && *hit) {
+		int fd = open(hit, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+
+		if (fd >= 0) {
+			char line[4096];
+			int len = snprintf(line, sizeof(line), "%ld %s %s\n", n, call, arg ? arg : "");
+
+			if (len > 0)
+				(void)!write(fd, line, (size_t)len < sizeof(line) ? (size_t)len : sizeof(line) - 1);
+			close(fd);
+		}
+	}
+	return 1;
+}
+
+static void *real(void **slot, const char *name)
+{
+	void *fn = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+
+	if (!fn) {
+		fn = dlsym(RTLD_NEXT, name);
+		__atomic_store_n(slot, fn, __ATOMIC_RELEASE);
+	}
+	return fn;
+}
+
 int unlinkat(int dirfd, const char *pathname, int flags)
 {
-	static unlinkat_fn real;
-	unlinkat_fn fn = __atomic_load_n(&real, __ATOMIC_ACQUIRE);
+	static void *slot;
+	unlinkat_fn fn;
 
-	if (should_fail(pathname)) {
+	if (name_fails(pathname) || step_fails("unlinkat", pathname)) {
 		errno = fault_errno();
 		return -1;
 	}
+	fn = (unlinkat_fn)real(&slot, "unlinkat");
 	if (!fn) {
-		fn = (unlinkat_fn)dlsym(RTLD_NEXT, "unlinkat");
-		if (!fn) {
-			errno = ENOSYS;
-			return -1;
-		}
-		__atomic_store_n(&real, fn, __ATOMIC_RELEASE);
+		errno = ENOSYS;
+		return -1;
 	}
 	return fn(dirfd, pathname, flags);
+}
+
+int renameat(int olddirfd, const char *oldpath, int newdirfd, const char *newpath)
+{
+	static void *slot;
+	renameat_fn fn;
+
+	if (step_fails("renameat", newpath)) {
+		errno = fault_errno();
+		return -1;
+	}
+	fn = (renameat_fn)real(&slot, "renameat");
+	if (!fn) {
+		errno = ENOSYS;
+		return -1;
+	}
+	return fn(olddirfd, oldpath, newdirfd, newpath);
+}
+
+int rename(const char *oldpath, const char *newpath)
+{
+	static void *slot;
+	rename_fn fn;
+
+	if (step_fails("renameat", newpath)) {
+		errno = fault_errno();
+		return -1;
+	}
+	fn = (rename_fn)real(&slot, "rename");
+	if (!fn) {
+		errno = ENOSYS;
+		return -1;
+	}
+	return fn(oldpath, newpath);
+}
+
+/* sqlite3_exec as SQLite declares it; the handle is opaque here. */
+int sqlite3_exec(void *db, const char *sql, int (*cb)(void *, int, char **, char **), void *arg, char **errmsg)
+{
+	static void *slot;
+	exec_fn fn;
+
+	if (sql && strcmp(sql, "COMMIT") == 0 && step_fails("commit", sql)) {
+		if (errmsg)
+			*errmsg = NULL;
+		return SHIM_SQLITE_IOERR;
+	}
+	fn = (exec_fn)real(&slot, "sqlite3_exec");
+	if (!fn)
+		return 1; /* SQLITE_ERROR */
+	return fn(db, sql, cb, arg, errmsg);
 }
