@@ -375,8 +375,11 @@ static bool remove_one(agc_plan *p, agc_report *r, const agc_artifact *a, failur
 		agc_report_add_item(r, false, kind_name(a->kind), abs, NULL, NULL, a->session, 1,
 				    a->kind == 'd' ? res.bytes : a->bytes, a->mtime_ms);
 	} else if (rc != AGC_ENOTFOUND) {
-		/* A link on the way is a permanent refusal; anything else a rerun may finish. */
-		if (res.status != AGC_WALK_SYMLINK)
+		/* A link on the way, a mount point, another file system or a tree too deep stay
+		 * whatever a rerun does: removing the rest goes on (R3). Anything else a rerun may
+		 * finish, so the rest stays findable (R6). */
+		if (res.status != AGC_WALK_SYMLINK && res.status != AGC_WALK_MOUNT &&
+		    res.status != AGC_WALK_XDEV && res.status != AGC_WALK_DEEP)
 			*fixable = true;
 		note_failure(fails, a->root, a->rel, reason_of(res.status, res.err));
 		if (res.files || res.dirs)
