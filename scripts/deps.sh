@@ -5,7 +5,7 @@
 set -eu
 
 PKGS="gcc make cmake pkg-config libsqlite3-dev libjansson-dev nettle-dev libzstd-dev
-libcmocka-dev bats jq sqlite3 procps git"
+libcmocka-dev bats jq sqlite3 procps git python3"
 
 missing=""
 if command -v dpkg-query >/dev/null 2>&1; then
