@@ -24,7 +24,7 @@ const cli_cmd cli_cmds[] = {
 	{"in-use", cmd_in_use, "exit 0 when free, 4 when in use (holders on stdout), 5 when unknown",
 	 "in-use AGENT ID"},
 	{"purge", cmd_purge, "remove sessions completely, or say what was left and why",
-	 "purge AGENT|auto ID... [--dry-run] [--with-forks] [--scrub]"},
+	 "purge AGENT|auto ID... [--dry-run] [--scrub]"},
 	{NULL, NULL, NULL, NULL},
 };
 
