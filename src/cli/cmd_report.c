@@ -60,7 +60,7 @@ static void print_items(const cli *c, const agc_report *r, bool residual, const 
 			printf("%llu rows of ", (unsigned long long)it->count);
 			cli_text(stdout, it->table, CLI_TEXT_LINE);
 			printf(" in ");
-		} else if (strcmp(it->kind, "lines") == 0 || strcmp(it->kind, "rows") == 0)
+		} else if (it->count && (strcmp(it->kind, "lines") == 0 || strcmp(it->kind, "rows") == 0))
 			printf("%llu %s of ", (unsigned long long)it->count, it->kind);
 		cli_path(stdout, it->path ? it->path : "");
 		if (residual) {

@@ -131,6 +131,7 @@ typedef struct agc_meta {
 /* A discovery-time problem that leaves something behind (an unreadable dir, a bad file). */
 typedef struct agc_note {
 	char *path;
+	const char *kind; /* "dir", "file" or "lines" (a shared file's lines): a static string */
 	char *reason;
 } agc_note;
 
@@ -178,8 +179,12 @@ int agc_plan_add_id(agc_plan *p, const char *id);
  * measured. Returns 1 when added, 0 when it does not exist, -1 on error. */
 int agc_plan_add_art(agc_plan *p, size_t root, const char *rel, const char *session, unsigned flags,
 		     const char *last);
-/* A problem at rel beneath root (absolute path stored) that leaves something behind. */
+/* A problem at rel beneath root (absolute path stored) that leaves something behind; its
+ * kind is "dir" when the path is a dir (lstat now), else "file". */
 int agc_plan_add_note(agc_plan *p, size_t root, const char *rel, const char *reason);
+/* The same with the kind given (a static string, e.g. "lines" for a shared file's lines). */
+int agc_plan_add_note_kind(agc_plan *p, size_t root, const char *rel, const char *kind,
+			   const char *reason);
 /* A hint for the holder whose what is what (NULL: the session); strings copied. 0 or -1. */
 int agc_plan_add_hint(agc_plan *p, const char *what, const char *text);
 /* Add a root found during discovery (a project's plan dir, read from the agent's own data),

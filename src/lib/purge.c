@@ -437,8 +437,8 @@ static void residual(agc_ctx *ctx, size_t agent, agc_plan *before, agc_report *r
 		free(abs);
 	}
 	for (i = 0; i < after.notes.n; i++)
-		agc_report_add_item(r, true, "file", after.notes.v[i].path, NULL, after.notes.v[i].reason,
-				    after.id, 0, 0, 0);
+		agc_report_add_item(r, true, after.notes.v[i].kind, after.notes.v[i].path, NULL,
+				    after.notes.v[i].reason, after.id, 0, 0, 0);
 	for (i = 0; i < after.rows.n; i++) {
 		const agc_rowset *rs = &after.rows.v[i];
 		char *abs;
@@ -578,8 +578,8 @@ static void list_plan(agc_plan *p, agc_report *r, bool as_residual_links)
 		free(msg);
 	}
 	for (i = 0; i < p->notes.n; i++)
-		agc_report_add_item(r, true, "file", p->notes.v[i].path, NULL, p->notes.v[i].reason, p->id,
-				    0, 0, 0);
+		agc_report_add_item(r, true, p->notes.v[i].kind, p->notes.v[i].path, NULL, p->notes.v[i].reason,
+				    p->id, 0, 0, 0);
 	for (i = 0; i < p->rows.n; i++) {
 		const agc_rowset *rs = &p->rows.v[i];
 		char *abs;
@@ -1295,7 +1295,7 @@ static int run(agc_ctx *ctx, const char *agent, const char *id, mode m, unsigned
 			r->status = AGC_ST_IN_USE;
 			/* what could not be read is said even when nothing changes (R2) */
 			for (i = 0; i < p.notes.n; i++)
-				agc_report_add_item(r, true, "file", p.notes.v[i].path, NULL, p.notes.v[i].reason,
+				agc_report_add_item(r, true, p.notes.v[i].kind, p.notes.v[i].path, NULL, p.notes.v[i].reason,
 						    p.id, 0, 0, 0);
 		}
 		agc_plan_release(&p);

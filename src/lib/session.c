@@ -254,15 +254,27 @@ int agc_plan_add_art(agc_plan *p, size_t root, const char *rel, const char *sess
 	return 1;
 }
 
-int agc_plan_add_note(agc_plan *p, size_t root, const char *rel, const char *reason)
+int agc_plan_add_note_kind(agc_plan *p, size_t root, const char *rel, const char *kind,
+			   const char *reason)
 {
 	agc_note *n = AGC_ARRAY_PUSH(&p->notes, AGC_PLAN_MAX_ITEMS);
+	struct stat st;
 
 	if (!n)
 		return -1;
 	n->path = agc_plan_abspath(p->roots, root, rel);
 	n->reason = agc_strdup(reason);
+	/* the residual says what is left: an unreadable dir is a dir, not a file */
+	if (kind)
+		n->kind = kind;
+	else
+		n->kind = n->path && lstat(n->path, &st) == 0 && S_ISDIR(st.st_mode) ? "dir" : "file";
 	return n->path && n->reason ? 0 : -1;
+}
+
+int agc_plan_add_note(agc_plan *p, size_t root, const char *rel, const char *reason)
+{
+	return agc_plan_add_note_kind(p, root, rel, NULL, reason);
 }
 
 int agc_plan_add_hint(agc_plan *p, const char *what, const char *text)

@@ -252,7 +252,7 @@ assert_proc_start_live() {
 	assert_tree_unchanged before
 }
 
-@test "R2+R7: projects/ chmod 000 alone: exit 3, residual names it with reason permission; ls says so" {
+@test "R2+R7: projects/ chmod 000 alone: exit 3, residual names it as a dir with reason permission; ls says so" {
 	nobody_setup
 	mk_transcript "$S" "$CWD"
 	mkdir -p "$C/file-history/$S"
@@ -263,7 +263,7 @@ assert_proc_start_live() {
 	[[ $stderr == *"cannot read '$C/projects': Permission denied"* ]]
 	run -3 --separate-stderr agc_nobody --json purge claude "$S"
 	json_ok --arg d "$C/projects" '.[0].status == "partial" and
-		(.[0].residual | any(.path == $d and .reason == "permission"))'
+		(.[0].residual | any(.path == $d and .kind == "dir" and .reason == "permission"))'
 	assert_gone "$C/file-history/$S"
 	chmod 755 "$C/projects"
 	assert_exists "$C/projects/$K/$S.jsonl"
@@ -323,4 +323,39 @@ assert_proc_start_live() {
 	run -0 --separate-stderr agc_nobody roots
 	[[ $stderr == *"cannot read '$DATA': Permission denied"* ]]
 	assert_tree_unchanged before
+}
+
+# ---- malformed history lines ----------------------------------------------------------------
+
+@test "R7+R8: a malformed history line naming the session is reported as residual, exit 3, and the rerun still finds it" {
+	local o bad others
+	o=$(new_uuid)
+	mk_transcript "$S" "$CWD"
+	mk_transcript "$o" "$CWD"
+	mk_history_line "$o" "$CWD" "a prompt of the other session"
+	mk_history_line "$S" "$CWD" "a prompt"
+	# cut off mid-write: no closing brace
+	bad='{"display":"my secret prompt","timestamp":1,"project":"'$CWD'","sessionId":"'$S'"'
+	printf '%s\n' "$bad" >>"$C/history.jsonl"
+	mk_history_line "$o" "$CWD" "another prompt of the other session"
+	others=$(grep -F "\"sessionId\":\"$o\"" "$C/history.jsonl")
+	run -3 --separate-stderr agc --json purge claude "$S"
+	json_ok --arg h "$C/history.jsonl" '.[0].status == "partial" and
+		(.[0].residual | any(.kind == "lines" and .path == $h and (.reason | test("malformed"))))'
+	assert_gone "$C/projects/$K/$S.jsonl"
+	assert_exists "$C/projects/$K/$o.jsonl"
+	# the other session's lines are unchanged, the malformed line stays as it was, the
+	# well-formed line of the session is gone
+	[ "$(grep -F "\"sessionId\":\"$o\"" "$C/history.jsonl")" = "$others" ]
+	[ "$(grep -cxF -- "$bad" "$C/history.jsonl")" -eq 1 ]
+	[ "$(grep -c "$S" "$C/history.jsonl")" -eq 1 ]
+	# the malformed line alone still makes the session found: show lists it, purge says 3, not 5
+	run -0 --separate-stderr agc --json show claude "$S"
+	json_ok --arg h "$C/history.jsonl" '.[0].status == "found" and
+		([.[0] | .. | objects | select(.path? == $h)] | length > 0)'
+	run -3 --separate-stderr agc --json purge claude "$S"
+	json_ok --arg h "$C/history.jsonl" '.[0].status == "partial" and
+		(.[0].residual | any(.kind == "lines" and .path == $h and (.reason | test("malformed"))))'
+	[ "$(grep -cxF -- "$bad" "$C/history.jsonl")" -eq 1 ]
+	[ "$(grep -F "\"sessionId\":\"$o\"" "$C/history.jsonl")" = "$others" ]
 }

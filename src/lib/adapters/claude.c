@@ -785,6 +785,27 @@ static bool history_match(const char *line, size_t len, char *const *ids, size_t
 	return hit;
 }
 
+/* True when the line holds the text of one of ids (any case). */
+static bool names_ids(const char *line, size_t len, char *const *ids, size_t n_ids)
+{
+	size_t i;
+
+	for (i = 0; i < n_ids; i++)
+		if (ci_find(line, len, ids[i], strlen(ids[i])))
+			return true;
+	return false;
+}
+
+/* True when the line is not a JSON object (cut off mid-write, say). */
+static bool history_malformed(const char *line, size_t len)
+{
+	json_t *j = agc_json_parse(line, len);
+	bool bad = !json_is_object(j);
+
+	json_decref(j);
+	return bad;
+}
+
 static bool paste_hash_ok(const char *h)
 {
 	size_t n = strlen(h), i;
@@ -835,7 +856,7 @@ static int discover_history(agc_plan *p, int cfg)
 	strset hashes = {0};
 	struct stat st;
 	const char *s, *end;
-	bool long_noted = false;
+	bool long_noted = false, bad_noted = false;
 	size_t i;
 	int rc;
 
@@ -877,20 +898,32 @@ static int discover_history(agc_plan *p, int cfg)
 	while (s < end) {
 		const char *nl = memchr(s, '\n', (size_t)(end - s));
 		size_t len = nl ? (size_t)(nl - s) : (size_t)(end - s);
+		bool mine = len <= AGC_LINE_MAX && history_match(s, len, p->ids.v, p->ids.n);
 
-		if (len > AGC_LINE_MAX && !long_noted) {
-			size_t k;
-
+		if (len > AGC_LINE_MAX && !long_noted && names_ids(s, len, p->ids.v, p->ids.n)) {
 			/* Too long to parse, so never removed; if it names the session, say so (R8). */
-			for (k = 0; k < p->ids.n; k++)
-				if (ci_find(s, len, p->ids.v[k], strlen(p->ids.v[k]))) {
-					agc_plan_add_note(p, R_CONFIG, "history.jsonl",
-							  "error: a line too long to check names the session");
-					long_noted = true;
-					break;
-				}
+			if (agc_plan_add_note_kind(p, R_CONFIG, "history.jsonl", "lines",
+						   "error: a line too long to check names the session") < 0) {
+				strset_release(&hashes);
+				agc_buf_release(&in);
+				return -1;
+			}
+			long_noted = true;
 		}
-		if (len <= AGC_LINE_MAX && history_match(s, len, p->ids.v, p->ids.n)) {
+		/* A line that does not parse never matches (R4), so it is never removed, but one
+		 * naming the session is still there after the purge: residual, and the session
+		 * stays findable (R7, R8). */
+		if (len <= AGC_LINE_MAX && !mine && !bad_noted && names_ids(s, len, p->ids.v, p->ids.n) &&
+		    history_malformed(s, len)) {
+			if (agc_plan_add_note_kind(p, R_CONFIG, "history.jsonl", "lines",
+						   "error: a malformed line names the session; not removed") < 0) {
+				strset_release(&hashes);
+				agc_buf_release(&in);
+				return -1;
+			}
+			bad_noted = true;
+		}
+		if (mine) {
 			json_t *j = agc_json_parse(s, len);
 			json_t *pc = json_object_get(j, "pastedContents"), *v;
 			const char *k;
