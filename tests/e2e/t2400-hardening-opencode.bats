@@ -77,7 +77,9 @@ assert_o_intact() {
 	if [[ -n $m2 ]]; then
 		printf '{"id":"%s","sessionID":"%s","role":"user"}' "$m2" "$S" >"$DATA/storage/message/$S/$m2.json"
 	fi
-	run -0 --separate-stderr agc --json purge opencode "$S"
+	# what does not name the session is left and said (R7)
+	run -3 --separate-stderr agc --json purge opencode "$S"
+	json_ok --arg p "$DATA/storage/message/$S/$om.json" '.[0].residual | any(.path == $p)'
 	assert_o_intact
 	# the session's own parts went, and its own message files
 	local f
@@ -97,10 +99,15 @@ assert_o_intact() {
 	[[ -d $d ]]
 	of=$(head -n1 "$BATS_TEST_TMPDIR/o.parts")
 	cp "$of" "$d/$(basename "$of")"
-	run -0 --separate-stderr agc --json purge opencode "$S"
+	# the file is left and said, and the message that leads to it is kept (R7)
+	run -3 --separate-stderr agc --json purge opencode "$S"
+	json_ok --arg p "$d/$(basename "$of")" '.[0].residual | any(.path == $p and (.reason | test("does not name the session")))'
+	json_ok --arg p "$DATA/storage/message/$S/$sm.json" '.[0].residual | any(.path == $p)'
 	assert_o_intact
 	[[ -f $d/$(basename "$of") ]]
 	[[ -z $(grep -rl -F -- "\"sessionID\":\"$S\"" "$DATA/storage/part" || true) ]]
+	run -3 --separate-stderr agc --json purge opencode "$S"
+	json_ok --arg p "$d/$(basename "$of")" '.[0].residual | any(.path == $p)'
 }
 
 @test "R2: a child named only by a linked database is not purged with the session" {
@@ -252,4 +259,67 @@ assert_o_intact() {
 	[[ $(sha256sum "$st/session.json") == "$before" ]]
 	# the other session's pin alone is not the session's
 	run -0 --separate-stderr agc --json purge opencode "${R[2]}"
+}
+
+@test "R7: entries of the session's legacy message dir that do not name it are reported, exit 3, and a rerun still finds the session" {
+	oc_fixture --seed 2410 --opencode 3 --opencode-children 1 --opencode-legacy 3
+	local S md n
+	S=$(m_pick '.parent == null and .legacy')
+	[[ -n $S ]]
+	md=$DATA/storage/message/$S
+	[[ -d $md ]]
+	printf '{"id":"msg_zz","sessionID":"%s"' "$S" >"$md/msg_trunc.json"
+	mkfifo "$md/msg_fifo.json"
+	printf 'junk' >"$md/.DS_Store"
+	run -3 --separate-stderr timeout 60 "$AGENTGC" --json purge opencode "$S"
+	json_ok '.[0].status == "partial"'
+	for n in msg_trunc.json msg_fifo.json .DS_Store; do
+		json_ok --arg p "$md/$n" '.[0].residual | any(.path == $p and (.reason | test("does not name the session")))'
+	done
+	json_ok --arg p "$md" '.[0].residual | any(.path == $p and (.reason | test("3 entries")))'
+	# nothing that does not name the session was removed; the session's own files went
+	[[ -f $md/msg_trunc.json && -p $md/msg_fifo.json && -f $md/.DS_Store ]]
+	[[ $(find "$md" -mindepth 1 | wc -l) == 3 ]]
+	[[ -z $(grep -rl -F -- "\"sessionID\":\"$S\"" "$DATA/storage/part" || true) ]]
+	run -3 --separate-stderr timeout 60 "$AGENTGC" --json purge opencode "$S"
+	json_ok --arg p "$md/.DS_Store" '.[0].status == "partial" and (.[0].residual | any(.path == $p))'
+	[[ $(find "$md" -mindepth 1 | wc -l) == 3 ]]
+}
+
+@test "R7: a message file of the session rewritten to claim another session: it stays, reported; the session's own parts under it go (exit 3)" {
+	two_legacy
+	local sm mid mf
+	mf=$(messages_of "$S" | head -n1)
+	mid=$(basename "$mf" .json)
+	[[ -n $(grep -l -F -- "\"sessionID\":\"$S\"" "$DATA/storage/part/$mid"/*.json) ]]
+	printf '{"id":"%s","sessionID":"%s","role":"user"}' "$mid" "$O" >"$mf"
+	run -3 --separate-stderr agc --json purge opencode "$S"
+	json_ok --arg p "$mf" '.[0].residual | any(.path == $p and (.reason | test("does not name the session")))'
+	[[ -f $mf ]]
+	assert_o_intact
+	[[ -z $(grep -rl -F -- "\"sessionID\":\"$S\"" "$DATA/storage/part" || true) ]]
+	run -3 --separate-stderr agc --json purge opencode "$S"
+	json_ok --arg p "$mf" '.[0].residual | any(.path == $p)'
+}
+
+@test "R8: an opencode.db that is a FIFO or a directory is reported, never opened" {
+	oc_fixture --seed 2411 --opencode 3 --opencode-legacy 3
+	local S kind
+	S=$(m_pick '.parent == null and .legacy')
+	[[ -n $S ]]
+	for kind in fifo dir; do
+		rm -rf "$DB" "$DB-wal" "$DB-shm"
+		if [[ $kind == fifo ]]; then mkfifo "$DB"; else mkdir "$DB"; fi
+		run -1 --separate-stderr timeout 60 "$AGENTGC" ls --agent opencode
+		[[ $stderr == *opencode.db*not\ a\ regular\ file* ]]
+		run -1 --separate-stderr timeout 60 "$AGENTGC" purge opencode ses_000000000000nothere00000
+		[[ $stderr == *opencode.db*not\ a\ regular\ file* ]]
+		run -1 --separate-stderr timeout 60 "$AGENTGC" purge opencode "$S"
+		[[ $stderr == *opencode.db*not\ a\ regular\ file* ]]
+		run -1 --separate-stderr timeout 60 "$AGENTGC" purge auto ses_000000000000nothere00000
+		[[ $stderr == *opencode.db*not\ a\ regular\ file* ]]
+		[[ -f $DATA/storage/session/$(m_get "$S" '.project_id // empty' || true)/$S.json ]] ||
+			[[ -n $(find "$DATA/storage/session" -name "$S.json") ]]
+	done
+	[[ -d $DB ]]
 }

@@ -21,6 +21,7 @@
 #define OC_DIR_MAX ((size_t)1 << 20)       /* entries read from one dir */
 #define OC_DEPTH_MAX 64                    /* parent_id levels followed */
 #define OC_DOC_MAX ((size_t)4 << 20)       /* a legacy JSON document */
+#define OC_LEFT_NOTES ((size_t)256)        /* entries left in one legacy dir said one by one */
 
 enum { R_DATA = 0, R_STATE = 1 };
 
@@ -91,8 +92,10 @@ static int each_db(agc_ctx *ctx, const agc_rootset *rs, int datafd,
 			      strcmp(e->d_name + nl - 3, ".db") == 0))
 				continue;
 			/* a linked database is looked through (read-only) so its sessions are found
-			 * and reported; its rows are never deleted through the link (R2) */
-			if (fstatat(datafd, e->d_name, &st, 0) < 0 || !S_ISREG(st.st_mode))
+			 * and reported; its rows are never deleted through the link (R2). One that
+			 * is not a regular file (a FIFO, a dir) is a store that cannot be read: it is
+			 * said, never opened (R8). */
+			if (fstatat(datafd, e->d_name, &st, 0) < 0)
 				continue;
 			rc = cb(R_DATA, e->d_name, ud);
 		}
@@ -470,7 +473,13 @@ static int open_store(size_t root, const char *rel, void *ud)
 	}
 	/* rel is one name beneath a resolved root: only its leaf can be a link */
 	st->linked = lstat(abs, &lst) == 0 && S_ISLNK(lst.st_mode);
-	rc = agc_db_open_ro(abs, &st->db);
+	/* SQLite would open a FIFO (and hang) or a device: only a regular file is opened (R8) */
+	if (stat(abs, &lst) < 0)
+		rc = agc_error_errno(-1, errno, "%s", abs);
+	else if (!S_ISREG(lst.st_mode))
+		rc = agc_error_set(-1, "%s: not a regular file", abs);
+	else
+		rc = agc_db_open_ro(abs, &st->db);
 	if (rc == 0 && schema_read(st->db, &st->s) < 0)
 		rc = -1;
 	if (rc == 0 && st->s.n > 0 && st->s.nsess == 0)
@@ -699,27 +708,49 @@ static void names_release(names *n)
 	memset(n, 0, sizeof(*n));
 }
 
+/* Why an entry of a legacy dir of the session is left: it is not provably the session's, so it
+ * is never removed, and it is reported (R7). */
+static const char *legacy_left_why(int dfd, const char *name, bool read)
+{
+	struct stat st;
+
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISREG(st.st_mode))
+		return "error: not a regular file; it does not name the session; not removed";
+	if (!read)
+		return "error: cannot be read; it does not name the session; not removed";
+	return "error: does not name the session; not removed";
+}
+
 /* A legacy dir keyed by the session (storage/message/<S>) or by one of its messages
  * (storage/part/<msg>), reached without a link: each JSON file in it that names the session
  * itself goes, a message's parts before the message; the dir goes whole only when every entry
  * in it does. A dir that is a link, or lies behind one, is an artifact of its own (a link goes
- * as the link alone, R2) and nothing read behind it reaches another artifact. */
-static int legacy_dir(agc_plan *p, int datafd, const char *drel, const legacy_want *w)
+ * as the link alone, R2) and nothing read behind it reaches another artifact. An entry that
+ * does not name the session (not JSON, cut short, of another session, a FIFO, junk) is never
+ * removed: it is reported with its reason, and the dir with it (R7), so the session is still
+ * found while they are there. The parts of a message file of the dir that does not name the
+ * session are looked at all the same: those that name the session and the message go, and what
+ * is left there is reported, and a message whose part dir keeps anything is kept with it, so
+ * that a rerun finds and reports them again. *gone says whether the whole dir is planned to go
+ * (or was not there). */
+static int legacy_dir(agc_plan *p, int datafd, const char *drel, const legacy_want *w, bool *gone)
 {
 	agc_buf doc = AGC_BUF_INIT_MAX(OC_DOC_MAX + 1);
-	names ok = {0};
-	size_t entries = 0, i;
-	bool whole = true;
+	names ok = {0}, msgs = {0};
+	size_t entries = 0, left = 0, i;
+	bool whole = true, past = false;
 	struct dirent *e;
 	agc_walk_status ws;
 	DIR *d;
 	int fd, err, rc = 0;
 
+	*gone = true;
 	ws = agc_walk_open_dir(datafd, drel, &fd, &err);
 	if (ws == AGC_WALK_ENOENT)
 		return 0;
 	if (ws == AGC_WALK_SYMLINK || ws == AGC_WALK_NOTDIR)
 		return agc_plan_add_art(p, R_DATA, drel, w->session, 0, NULL) < 0 ? -1 : 0;
+	*gone = false;
 	if (ws != AGC_WALK_OK) {
 		/* a dir that cannot be read may hold the session's files: never "not found" */
 		char *why = ws == AGC_WALK_PERM ? agc_strdup("permission")
@@ -735,34 +766,47 @@ static int legacy_dir(agc_plan *p, int datafd, const char *drel, const legacy_wa
 		close(fd);
 		return agc_error_errno(-1, err, "cannot read '%s'", drel);
 	}
-	while ((e = readdir(d))) {
+	while (rc == 0 && (e = readdir(d))) {
+		const char *why = NULL;
 		json_t *j;
-		bool good;
+		bool good, read;
 		char **slot;
+		names *into = &ok;
 
 		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
 			continue;
 		/* past the bound the dir is not seen whole: only what was checked goes (R8) */
 		if (++entries > OC_DIR_MAX) {
 			whole = false;
+			past = true;
 			break;
 		}
 		/* only a regular file, never through a link, bounded (R8) */
-		if (agc_read_at(dirfd(d), e->d_name, OC_DOC_MAX, &doc) != 0) {
-			whole = false;
-			continue;
-		}
-		j = agc_json_parse(doc.ptr, doc.len);
+		read = agc_read_at(dirfd(d), e->d_name, OC_DOC_MAX, &doc) == 0;
+		j = read ? agc_json_parse(doc.ptr, doc.len) : NULL;
 		good = j && legacy_names_session(j, e->d_name, w);
 		json_decref(j);
 		if (!good) {
 			whole = false;
-			continue;
+			why = legacy_left_why(dirfd(d), e->d_name, read);
+			/* each entry left is said, up to a bound; the dir's own note counts them all */
+			if (left++ < OC_LEFT_NOTES) {
+				char *frel = agc_strfmt("%s/%s", drel, e->d_name);
+
+				rc = !frel || agc_plan_add_note(p, R_DATA, frel, why) < 0 ? -1 : 0;
+				free(frel);
+			}
+			/* a message file of the dir that does not name the session: its parts are
+			 * still looked at, by its file name */
+			if (w->message || !read || strncmp(e->d_name, "msg_", 4) != 0 ||
+			    strlen(e->d_name) <= 5 || strcmp(e->d_name + strlen(e->d_name) - 5, ".json") != 0)
+				continue;
+			into = &msgs;
 		}
-		slot = AGC_ARRAY_PUSH(&ok, OC_DIR_MAX);
+		slot = rc == 0 ? AGC_ARRAY_PUSH(into, OC_DIR_MAX) : NULL;
 		if (!slot || !(*slot = agc_strdup(e->d_name))) {
 			if (slot)
-				ok.n--;
+				into->n--;
 			rc = -1;
 			break;
 		}
@@ -770,29 +814,61 @@ static int legacy_dir(agc_plan *p, int datafd, const char *drel, const legacy_wa
 	closedir(d);
 	agc_buf_release(&doc);
 	/* a message's parts go before it */
-	for (i = 0; rc == 0 && !w->message && i < ok.n; i++) {
+	for (i = 0; rc == 0 && !w->message && i < ok.n + msgs.n; i++) {
+		const char *name = i < ok.n ? ok.v[i] : msgs.v[i - ok.n];
 		char mid[256], prel[512];
-		size_t nl = strlen(ok.v[i]) - 5;
+		size_t nl = strlen(name) - 5;
 		legacy_want pw = {w->session, mid, "prt_"};
+		bool parts_gone;
 
 		if (nl >= sizeof(mid))
 			continue;
-		memcpy(mid, ok.v[i], nl);
+		memcpy(mid, name, nl);
 		mid[nl] = '\0';
+		if (!agc_id_path_safe(mid))
+			continue;
 		snprintf(prel, sizeof(prel), "storage/part/%s", mid);
-		rc = legacy_dir(p, datafd, prel, &pw);
+		rc = legacy_dir(p, datafd, prel, &pw, &parts_gone);
+		/* the message leads to what is left of its parts: it stays, and is said (R7) */
+		if (rc == 0 && !parts_gone && i < ok.n) {
+			char *frel = agc_strfmt("%s/%s", drel, ok.v[i]);
+
+			rc = !frel || agc_plan_add_note(p, R_DATA, frel,
+							"error: kept while its part dir holds what is not "
+							"removed") < 0 ? -1 : 0;
+			free(frel);
+			free(ok.v[i]);
+			ok.v[i] = NULL;
+			whole = false;
+			left++;
+		}
 	}
 	if (rc == 0 && whole) {
 		rc = agc_plan_add_art(p, R_DATA, drel, w->session, 0, NULL) < 0 ? -1 : 0;
 	} else {
 		for (i = 0; rc == 0 && i < ok.n; i++) {
-			char *frel = agc_strfmt("%s/%s", drel, ok.v[i]);
+			char *frel;
 
+			if (!ok.v[i])
+				continue;
+			frel = agc_strfmt("%s/%s", drel, ok.v[i]);
 			rc = !frel || agc_plan_add_art(p, R_DATA, frel, w->session, 0, NULL) < 0 ? -1 : 0;
 			free(frel);
 		}
+		/* the dir stays with what does not name the session, and is said (R7) */
+		if (rc == 0) {
+			char *why = past ? agc_strfmt("error: more than %zu entries; those not checked are "
+						      "not removed", OC_DIR_MAX)
+					 : agc_strfmt("error: holds %zu entr%s not removed; the dir stays",
+						      left, left == 1 ? "y" : "ies");
+
+			rc = !why || agc_plan_add_note(p, R_DATA, drel, why) < 0 ? -1 : 0;
+			free(why);
+		}
 	}
+	*gone = rc == 0 && whole;
 	names_release(&ok);
+	names_release(&msgs);
 	return rc;
 }
 
@@ -800,6 +876,7 @@ static int legacy_files(agc_plan *p, int datafd, const char *id, bool record_in_
 {
 	static const char *const flat[] = {"todo", "session_share", "session_diff"};
 	legacy_want mw = {id, NULL, "msg_"};
+	bool gone;
 	char rel[1024];
 	DIR *d;
 	struct dirent *e;
@@ -812,7 +889,7 @@ static int legacy_files(agc_plan *p, int datafd, const char *id, bool record_in_
 	}
 	/* the parts of each message, then the messages */
 	snprintf(rel, sizeof(rel), "storage/message/%s", id);
-	if (legacy_dir(p, datafd, rel, &mw) < 0)
+	if (legacy_dir(p, datafd, rel, &mw, &gone) < 0)
 		return -1;
 	/* the session file, in whichever project dir it is: the record when no row keys it */
 	d = agc_dir_at(datafd, "storage/session");
