@@ -307,12 +307,21 @@ static void add_hints(agc_report *r, const agc_plan *p)
 	}
 }
 
-/* True when discovery saw nothing of the session but dirs it could not read. */
+/* True when discovery saw nothing of the session but notes, and one of them is a dir it
+ * could not read (what it hides may be the session, running). Notes of what was read (a
+ * malformed line, a file that does not name the session) prove nothing is hidden. */
 static bool only_notes(const agc_plan *p)
 {
 	size_t i;
+	bool unreadable = false;
 
 	if (!p->notes.n || p->arts.n || p->holders.n)
+		return false;
+	for (i = 0; i < p->notes.n; i++)
+		if (p->notes.v[i].reason && (strcmp(p->notes.v[i].reason, "permission") == 0 ||
+					     strncmp(p->notes.v[i].reason, "error: cannot read dir", 22) == 0))
+			unreadable = true;
+	if (!unreadable)
 		return false;
 	for (i = 0; i < p->rows.n; i++)
 		if (p->rows.v[i].count)

@@ -358,4 +358,7 @@ assert_proc_start_live() {
 		(.[0].residual | any(.kind == "lines" and .path == $h and (.reason | test("malformed"))))'
 	[ "$(grep -cxF -- "$bad" "$C/history.jsonl")" -eq 1 ]
 	[ "$(grep -F "\"sessionId\":\"$o\"" "$C/history.jsonl")" = "$others" ]
+	# R5: a line that was read hides nothing: in-use says free, not "cannot read"
+	run -0 --separate-stderr agc --json in-use claude "$S"
+	json_ok '.[0].in_use == false and (.[0].holders | length == 0)'
 }
