@@ -41,7 +41,7 @@ setup() {
 	json_ok --arg o "$O" 'any(.id == $o)'
 }
 
-@test "R8: history.jsonl with malformed and overlong lines: only the session's lines go" {
+@test "R8: history.jsonl with malformed and overlong lines: only the session's lines go, a malformed one naming it is residual" {
 	local h=$C/history.jsonl
 	{
 		printf '{"display":"no newline at the end","sessionId":"%s"' "$O"
@@ -52,7 +52,9 @@ setup() {
 		printf '{"display":"x","sessionId":{"id":"%s"}}\n' "$S"
 	} >>"$h"
 	grep -av '"sessionId":"'"$S"'"}$' "$h" >"$BATS_TEST_TMPDIR/expected"
-	run -0 agc purge claude "$S"
+	# the garbage line that names the session is kept and reported (R7), not matched (R4)
+	run -3 --separate-stderr agc --json purge claude "$S"
+	json_ok --arg h "$h" '.[0].residual | any(.kind == "lines" and .path == $h and (.reason | test("malformed")))'
 	cmp "$BATS_TEST_TMPDIR/expected" "$h"
 }
 
