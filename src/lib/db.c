@@ -698,8 +698,10 @@ int agc_db_watch_plan(agc_db_watch *w, const char *table, const char *col, const
 	agc_buf b = AGC_BUF_INIT;
 	int rc, cid = -1;
 
+	/* A virtual table (FTS, R-tree) is not a table the pre-update hook sees: its rows
+	 * cannot be checked against the plan (R4). */
 	if (ti == WATCH_NONE)
-		return agc_error_set(-1, "no table '%s'", table);
+		return agc_error_set(AGC_EUNSAFE, "table '%s' cannot be watched (a virtual table?)", table);
 	rc = sqlite3_prepare_v2(w->db, "SELECT cid FROM pragma_table_xinfo(?1) WHERE name = ?2", -1, &st, NULL);
 	if (rc != SQLITE_OK)
 		return agc_db_fail(w->db, rc, table);

@@ -753,11 +753,24 @@ static int rows_begin(agc_plan *p, agc_report *r, txn *t)
 		/* the plan's rows, as its own SQL selects them, by their values before any delete */
 		for (i = 0; i < p->rows.n; i++) {
 			const agc_rowset *rs = &p->rows.v[i];
+			int wrc;
 
 			if (rs->db != d)
 				continue;
-			if (rs->column && agc_db_watch_plan(t->w[d], rs->table, rs->column,
-							    "SELECT value FROM json_each(?1)", t->ids) < 0)
+			wrc = rs->column ? agc_db_watch_plan(t->w[d], rs->table, rs->column,
+							     "SELECT value FROM json_each(?1)", t->ids)
+					 : 0;
+			/* R4: rows of the session in a table the watch cannot see (a virtual table)
+			 * cannot be deleted under the check: refuse, nothing changed. With none of
+			 * them there, nothing is deleted from it, and what a trigger would change
+			 * in its shadow tables the watch still sees. */
+			if (wrc == AGC_EUNSAFE && !rs->count)
+				continue;
+			if (wrc == AGC_EUNSAFE) {
+				add_db_item(p, r, d, rs->table, "schema");
+				return 1;
+			}
+			if (wrc < 0)
 				return -1;
 			if (rs->via_table) {
 				char *vk = agc_db_ident(rs->via_key), *vt = agc_db_ident(rs->via_table);

@@ -282,3 +282,26 @@ mk_stale_copy() {
 	AGC_FAULT_UNLINKAT=$(basename "$f") run -3 --separate-stderr agc_faulty purge opencode "$L"
 	[[ $stderr != *secure_delete* && $stderr != *"--scrub"* ]]
 }
+
+@test "R4: a virtual table (FTS5) holding rows of the session refuses the purge, reason schema naming it, nothing changed; without rows of it the purge goes on" {
+	oc_fixture --seed 2230 --opencode 3
+	pick_two
+	qw "CREATE VIRTUAL TABLE search USING fts5(session_id, body);
+	    INSERT INTO search VALUES ($(sqlq "$S"), 'a secret the session indexed');
+	    INSERT INTO search VALUES ($(sqlq "$O"), 'another session''s text');"
+	db_dump >"$BATS_TEST_TMPDIR/dump.before"
+	oc_snap before
+	# the pre-update hook does not see a virtual table: its rows cannot be checked (R4)
+	run -4 --separate-stderr agc --json purge opencode "$S"
+	json_ok --arg db "$DB" '.[0].status == "refused" and
+		(.[0].residual | any(.kind == "rows" and .path == $db and .reason == "schema" and .table == "search"))'
+	json_ok '[.[0].removed[]] == []'
+	diff -u "$BATS_TEST_TMPDIR/dump.before" <(db_dump)
+	oc_assert_tree_unchanged before
+	# a session with no row in it is purged, and the other session's indexed row stays
+	qw "DELETE FROM search WHERE session_id = $(sqlq "$S");"
+	run -0 --separate-stderr agc --json purge opencode "$S"
+	json_ok '.[0].status == "purged"'
+	[[ $(sqlite3 -readonly "$DB" "SELECT count(*) FROM search WHERE session_id = $(sqlq "$O")") -eq 1 ]]
+	[[ $(sqlite3 -readonly "$DB" "SELECT count(*) FROM session WHERE id = $(sqlq "$S")") -eq 0 ]]
+}
