@@ -54,6 +54,62 @@ agc_teardown() {
 setup() { agc_setup; }
 teardown() { agc_teardown; }
 
+# ---- an unprivileged user ----------------------------------------------------------------
+#
+# Root ignores directory modes, so a dir that cannot be read is staged for an unprivileged
+# user who owns the home: uid 65534 through setpriv when the tests run as root, the caller
+# itself otherwise. The user's home and temp dir live in the test's own dir ($NB, under
+# $BATS_TEST_TMPDIR, never the shared /tmp): the dirs above it get the search bit only, so
+# that user can reach it. HOME, TMPDIR, C, TU, SOCKS and DATA are pointed there.
+
+nobody_setup() {
+	local d
+	if [[ $(id -u) == 0 ]]; then
+		command -v setpriv >/dev/null || skip "setpriv is not installed: cannot run as an unprivileged user"
+		setpriv --reuid=65534 --regid=65534 --clear-groups true 2>/dev/null ||
+			skip "setpriv cannot switch to uid 65534 here"
+		NB_UID=65534
+	else
+		NB_UID=$(id -u)
+	fi
+	NB=$BATS_TEST_TMPDIR/nb
+	mkdir -p "$NB"
+	chmod 755 "$NB"
+	d=$BATS_TEST_TMPDIR
+	while [[ $d == "$BATS_RUN_TMPDIR"* && $d != / ]]; do
+		chmod o+x "$d"
+		d=$(dirname "$d")
+	done
+	export HOME=$NB/home TMPDIR=$NB/tmp
+	C=$HOME/.claude
+	TU=$TMPDIR/claude-$NB_UID
+	SOCKS=$TMPDIR/cc-socks
+	DATA=$HOME/.local/share/opencode
+	mkdir -p "$HOME" "$TMPDIR" "$C"
+}
+
+# Hand the home and temp dir to the unprivileged user (after the session is built as root).
+nobody_own() {
+	[[ $(id -u) == 0 ]] || return 0
+	chown -R "$NB_UID:$NB_UID" "$NB"
+}
+
+# agentgc as the unprivileged user, with the test's environment.
+agc_nobody() {
+	if [[ $(id -u) == 0 ]]; then
+		setpriv --reuid="$NB_UID" --regid="$NB_UID" --clear-groups "$AGENTGC" "$@"
+	else
+		"$AGENTGC" "$@"
+	fi
+}
+
+# Modes a test took away are given back, so the test's dir can be cleaned up.
+nobody_teardown() {
+	[[ -n ${NB:-} && -d $NB ]] || return 0
+	chmod -R u+rwx "$NB" 2>/dev/null || true
+	rm -rf "$NB"
+}
+
 # ---- running agentgc --------------------------------------------------------------------
 
 # agentgc with the test's environment.

@@ -17,50 +17,7 @@ setup() {
 
 teardown() {
 	agc_teardown
-	if [[ -n ${NB:-} && -d $NB ]]; then
-		chmod -R u+rwx "$NB" 2>/dev/null || true
-		rm -rf "$NB"
-	fi
-}
-
-# ---- an unprivileged user ----------------------------------------------------------------
-#
-# Root ignores directory modes, so a dir that cannot be read is staged for an unprivileged
-# user: uid 65534 through setpriv when the tests run as root, the caller itself otherwise.
-# The user's home and temp dir live under a dir that user can reach (the per-test dir of bats
-# is private to the caller); HOME, TMPDIR, C, TU and SOCKS are pointed there.
-
-nobody_setup() {
-	if [[ $(id -u) == 0 ]]; then
-		command -v setpriv >/dev/null || skip "setpriv is not installed: cannot run as an unprivileged user"
-		setpriv --reuid=65534 --regid=65534 --clear-groups true 2>/dev/null ||
-			skip "setpriv cannot switch to uid 65534 here"
-		NB_UID=65534
-	else
-		NB_UID=$(id -u)
-	fi
-	NB=$(mktemp -d /tmp/agc-t1700.XXXXXX)
-	chmod 755 "$NB"
-	export HOME=$NB/home TMPDIR=$NB/tmp
-	C=$HOME/.claude
-	TU=$TMPDIR/claude-$NB_UID
-	SOCKS=$TMPDIR/cc-socks
-	mkdir -p "$HOME" "$TMPDIR" "$C"
-}
-
-# Hand the home and temp dir to the unprivileged user (after the session is built as root).
-nobody_own() {
-	[[ $(id -u) == 0 ]] || return 0
-	chown -R "$NB_UID:$NB_UID" "$NB"
-}
-
-# agentgc as the unprivileged user, with the test's environment.
-agc_nobody() {
-	if [[ $(id -u) == 0 ]]; then
-		setpriv --reuid="$NB_UID" --regid="$NB_UID" --clear-groups "$AGENTGC" "$@"
-	else
-		"$AGENTGC" "$@"
-	fi
+	nobody_teardown
 }
 
 # The fault shim must be there for the tests that inject a failed unlinkat.

@@ -18,50 +18,7 @@ setup() {
 
 teardown() {
 	agc_teardown
-	if [[ -n ${NB:-} && -d $NB ]]; then
-		chmod -R u+rwx "$NB" 2>/dev/null || true
-		rm -rf "$NB"
-	fi
-}
-
-# ---- an unprivileged user ----------------------------------------------------------------
-#
-# Root ignores directory modes, so a dir that cannot be read is staged for an unprivileged
-# user who owns the home: uid 65534 through setpriv when the tests run as root, the caller
-# itself otherwise. HOME, TMPDIR, C, TU and SOCKS are pointed at a dir that user can reach.
-
-nobody_setup() {
-	if [[ $(id -u) == 0 ]]; then
-		command -v setpriv >/dev/null || skip "setpriv is not installed: cannot run as an unprivileged user"
-		setpriv --reuid=65534 --regid=65534 --clear-groups true 2>/dev/null ||
-			skip "setpriv cannot switch to uid 65534 here"
-		NB_UID=65534
-	else
-		NB_UID=$(id -u)
-	fi
-	NB=$(mktemp -d /tmp/agc-t2300.XXXXXX)
-	chmod 755 "$NB"
-	export HOME=$NB/home TMPDIR=$NB/tmp
-	C=$HOME/.claude
-	TU=$TMPDIR/claude-$NB_UID
-	SOCKS=$TMPDIR/cc-socks
-	DATA=$HOME/.local/share/opencode
-	mkdir -p "$HOME" "$TMPDIR" "$C"
-}
-
-# Hand the home and temp dir to the unprivileged user (after the session is built as root).
-nobody_own() {
-	[[ $(id -u) == 0 ]] || return 0
-	chown -R "$NB_UID:$NB_UID" "$NB"
-}
-
-# agentgc as the unprivileged user, with the test's environment.
-agc_nobody() {
-	if [[ $(id -u) == 0 ]]; then
-		setpriv --reuid="$NB_UID" --regid="$NB_UID" --clear-groups "$AGENTGC" "$@"
-	else
-		"$AGENTGC" "$@"
-	fi
+	nobody_teardown
 }
 
 # A registry entry of pid naming S with the given procStart/startedAt/pidDomain fields.
