@@ -784,3 +784,22 @@ void agc_db_watch_free(agc_db_watch *w)
 	agc_buf_release(&w->key);
 	free(w);
 }
+
+int agc_db_table_virtual(sqlite3 *db, const char *table)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	rc = sqlite3_prepare_v2(db,
+				"SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1 AND "
+				"sql LIKE 'CREATE VIRTUAL TABLE%'",
+				-1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return agc_db_fail(db, rc, table);
+	sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc == SQLITE_ROW)
+		return 1;
+	return rc == SQLITE_DONE ? 0 : agc_db_fail(db, rc, table);
+}

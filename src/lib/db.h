@@ -31,6 +31,9 @@ bool agc_db_has_column(sqlite3 *db, const char *table, const char *col);
  * now (another connection writes, or, in rollback-journal mode, reads), 0 when it could, -1
  * when it cannot be told. Creates no file and changes nothing. */
 int agc_db_write_busy(const char *path);
+/* 1 when table is a virtual table (FTS, R-tree: the pre-update hook does not see it), 0 when
+ * not, -1 on error. */
+int agc_db_table_virtual(sqlite3 *db, const char *table);
 
 /* Whether table from has a foreign key to table to. */
 bool agc_db_references(sqlite3 *db, const char *from, const char *to);

@@ -1364,6 +1364,21 @@ static int run(agc_ctx *ctx, const char *agent, const char *id, mode m, unsigned
 				agc_report_add_item(r, true, "rows", path, NULL, "busy", p.id, 0, 0, 0);
 				r->dry_exit = 4;
 			}
+			/* rows in a virtual table would refuse the purge (R4): say so, as it would */
+			if (path) {
+				sqlite3 *db = NULL;
+				bool open = agc_db_open_ro(path, &db) == 0;
+
+				for (k = 0; open && k < p.rows.n; k++) {
+					if (p.rows.v[k].db != i || !p.rows.v[k].count ||
+					    agc_db_table_virtual(db, p.rows.v[k].table) != 1)
+						continue;
+					agc_report_add_item(r, true, "rows", path, p.rows.v[k].table, "schema", p.id,
+							    0, 0, 0);
+					r->dry_exit = 4;
+				}
+				sqlite3_close(db);
+			}
 			free(path);
 		}
 		break;

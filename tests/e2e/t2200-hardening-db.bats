@@ -291,6 +291,10 @@ mk_stale_copy() {
 	    INSERT INTO search VALUES ($(sqlq "$O"), 'another session''s text');"
 	db_dump >"$BATS_TEST_TMPDIR/dump.before"
 	oc_snap before
+	# the dry run says what the purge would: refused (R4, one answer for both)
+	run -4 --separate-stderr agc --json purge --dry-run opencode "$S"
+	json_ok '.[0].status == "dry-run" and (.[0].residual | any(.reason == "schema" and .table == "search"))'
+	diff -u "$BATS_TEST_TMPDIR/dump.before" <(db_dump)
 	# the pre-update hook does not see a virtual table: its rows cannot be checked (R4)
 	run -4 --separate-stderr agc --json purge opencode "$S"
 	json_ok --arg db "$DB" '.[0].status == "refused" and
