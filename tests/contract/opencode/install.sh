@@ -76,13 +76,30 @@ candidates() {
 	fi
 }
 
+# The version the binary $1 reports, run in a scratch home of its own: even --version makes
+# opencode's data, config, state, cache and temp dirs, and none may land in the caller's
+# home or the shared /tmp.
+oc_version() {
+	scratch=$BUILD/contract/.version-home.$$
+	rm -rf "$scratch"
+	mkdir -p "$scratch/home" "$scratch/tmp" || return 1
+	v=$(env -u OPENCODE_DB -u XDG_RUNTIME_DIR HOME="$scratch/home" \
+		XDG_DATA_HOME="$scratch/home/.local/share" XDG_CONFIG_HOME="$scratch/home/.config" \
+		XDG_STATE_HOME="$scratch/home/.local/state" XDG_CACHE_HOME="$scratch/home/.cache" \
+		TMPDIR="$scratch/tmp" "$1" --version </dev/null 2>/dev/null)
+	rc=$?
+	rm -rf "$scratch"
+	[ "$rc" -eq 0 ] || return 1
+	printf '%s\n' "$v"
+}
+
 # Prints the first candidate binary under the prefix $1 that runs and reports $VERSION.
 # --version reads no network, no config and no database.
 find_binary() {
 	for pkg in $(candidates); do
 		bin=$1/node_modules/$pkg/bin/opencode
 		[ -x "$bin" ] || continue
-		v=$("$bin" --version </dev/null 2>/dev/null) || continue
+		v=$(oc_version "$bin") || continue
 		if [ "$v" = "$VERSION" ]; then
 			echo "$bin"
 			return 0

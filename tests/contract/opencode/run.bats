@@ -52,8 +52,15 @@ setup_file() {
 		export OC_NETNS=""
 		echo "# unshare -rn is not permitted here: opencode runs with its network features switched off" >&3
 	fi
+	# Even --version makes opencode's data, config, state, cache and temp dirs: in a home of
+	# this file's own, never the caller's home or the shared /tmp.
+	local vh=$BATS_FILE_TMPDIR/version-home
+	mkdir -p "$vh/home" "$vh/tmp"
 	# shellcheck disable=SC2086 # OC_NETNS is a command prefix: empty, or words to split
-	OC_VERSION=$(env -u OPENCODE $OC_NETNS "$OC_BIN" --version </dev/null)
+	OC_VERSION=$(env -u OPENCODE -u OPENCODE_DB -u XDG_RUNTIME_DIR HOME="$vh/home" \
+		XDG_DATA_HOME="$vh/home/.local/share" XDG_CONFIG_HOME="$vh/home/.config" \
+		XDG_STATE_HOME="$vh/home/.local/state" XDG_CACHE_HOME="$vh/home/.cache" \
+		TMPDIR="$vh/tmp" $OC_NETNS "$OC_BIN" --version </dev/null)
 	export OC_VERSION
 	echo "# opencode $OC_VERSION ($OC_BIN)${OC_NETNS:+, under $OC_NETNS}" >&3
 }
