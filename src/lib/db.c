@@ -402,18 +402,10 @@ static int encode_value(agc_buf *b, sqlite3_value *v)
 
 		return agc_buf_add(b, &d, sizeof(d));
 	}
-	case SQLITE_TEXT: {
-		const unsigned char *p = sqlite3_value_text(v);
-
-		len = (uint32_t)sqlite3_value_bytes(v);
-		if (!p && len)
-			return agc_error_oom();
-		if (agc_buf_add(b, &len, sizeof(len)) < 0)
-			return -1;
-		return len ? agc_buf_add(b, p, len) : 0;
-	}
+	case SQLITE_TEXT:
 	case SQLITE_BLOB: {
-		const void *p = sqlite3_value_blob(v);
+		/* the pointer first, then the length, as SQLite asks (a conversion may change it) */
+		const void *p = type == SQLITE_TEXT ? (const void *)sqlite3_value_text(v) : sqlite3_value_blob(v);
 
 		len = (uint32_t)sqlite3_value_bytes(v);
 		if (!p && len)

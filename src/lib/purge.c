@@ -60,33 +60,36 @@ static char *reason_of(agc_walk_status st, int err)
 	}
 }
 
-static int discover(agc_ctx *ctx, size_t agent, const char *canon, agc_plan *p, bool gate_only)
+/* A walk that stopped at what no rerun changes: a mount point, another file system, a tree
+ * too deep (R3, R8). */
+static bool walk_stays(agc_walk_status st)
+{
+	return st == AGC_WALK_MOUNT || st == AGC_WALK_XDEV || st == AGC_WALK_DEEP;
+}
+
+typedef enum discover_mode {
+	DISCOVER_ALL,    /* everything, for show, a dry run and a purge */
+	DISCOVER_GATE,   /* only what the gate needs (in-use) */
+	DISCOVER_AGAIN,  /* after a purge, for its residual (R7) */
+} discover_mode;
+
+static int discover(agc_ctx *ctx, size_t agent, const char *canon, agc_plan *p, discover_mode m)
 {
 	const agc_rootset *rs = agc_ctx_roots(ctx, agent);
 	size_t i;
 
 	agc_plan_init(p, agc_adapter_table[agent], ctx, rs, canon);
-	p->gate_only = gate_only;
+	p->gate_only = m == DISCOVER_GATE;
+	p->again = m == DISCOVER_AGAIN;
 	if (!rs)
 		return -1;
 	if (agc_plan_add_id(p, canon) < 0)
 		return -1;
 	/* Every root is opened up front, whether or not the adapter reaches it: one that exists
 	 * but cannot be read is noted as residual, never skipped silently (R2). */
-	for (i = 0; i < p->roots->n; i++)
-		agc_plan_rootfd(p, i);
-	return agc_adapter_table[agent]->discover(p);
-}
-
-/* discover() after a purge, for its residual (R7). */
-static int rediscover(agc_ctx *ctx, size_t agent, const char *canon, agc_plan *p)
-{
-	const agc_rootset *rs = agc_ctx_roots(ctx, agent);
-
-	agc_plan_init(p, agc_adapter_table[agent], ctx, rs, canon);
-	p->again = true;
-	if (!rs || agc_plan_add_id(p, canon) < 0)
-		return -1;
+	if (m != DISCOVER_AGAIN)
+		for (i = 0; i < p->roots->n; i++)
+			agc_plan_rootfd(p, i);
 	return agc_adapter_table[agent]->discover(p);
 }
 
@@ -387,8 +390,7 @@ static bool remove_one(agc_plan *p, agc_report *r, const agc_artifact *a, failur
 		/* A link on the way, a mount point, another file system or a tree too deep stay
 		 * whatever a rerun does: removing the rest goes on (R3). Anything else a rerun may
 		 * finish, so the rest stays findable (R6). */
-		if (res.status != AGC_WALK_SYMLINK && res.status != AGC_WALK_MOUNT &&
-		    res.status != AGC_WALK_XDEV && res.status != AGC_WALK_DEEP)
+		if (res.status != AGC_WALK_SYMLINK && !walk_stays(res.status))
 			*fixable = true;
 		note_failure(fails, a->root, a->rel, reason_of(res.status, res.err));
 		if (res.files || res.dirs)
@@ -411,7 +413,7 @@ static void residual(agc_ctx *ctx, size_t agent, agc_plan *before, agc_report *r
 	agc_plan after;
 	size_t i, j;
 
-	if (rediscover(ctx, agent, before->id, &after) < 0) {
+	if (discover(ctx, agent, before->id, &after, DISCOVER_AGAIN) < 0) {
 		char *msg = agc_strfmt("error: cannot discover again: %s", agc_error_last());
 
 		agc_report_add_item(r, true, "file", "", NULL, msg ? msg : "error", before->id, 0, 0, 0);
@@ -490,7 +492,7 @@ static void residual(agc_ctx *ctx, size_t agent, agc_plan *before, agc_report *r
 			known = strcmp(after.ids.v[j], before->ids.v[i]) == 0;
 		if (known || before->ad->id_canon(before->ids.v[i], canon) < 0)
 			continue;
-		if (discover(ctx, agent, canon, &cp, false) == 0) {
+		if (discover(ctx, agent, canon, &cp, DISCOVER_ALL) == 0) {
 			for (j = 0; j < cp.arts.n; j++) {
 				char *abs = agc_plan_abspath(cp.roots, cp.arts.v[j].root, cp.arts.v[j].rel);
 
@@ -551,7 +553,7 @@ static void list_plan(agc_plan *p, agc_report *r, bool as_residual_links)
 		 * tree too deep is told before anything changes, as the purge would. */
 		else if (as_residual_links && a->kind == 'd' && rootfd >= 0 &&
 			 agc_remove_beneath(rootfd, a->rel, a->dev, a->ino, a->last, AGC_RM_DRY_RUN, &rr) < 0 &&
-			 (rr.status == AGC_WALK_MOUNT || rr.status == AGC_WALK_XDEV || rr.status == AGC_WALK_DEEP)) {
+			 walk_stays(rr.status)) {
 			char *why = reason_of(rr.status, rr.err);
 
 			agc_report_add_item(r, true, kind_name(a->kind), abs, NULL, why ? why : "error",
@@ -1228,7 +1230,7 @@ static int pick_agent(agc_ctx *ctx, const char *agent, const char *id, char *can
 
 		if (agc_adapter_table[a]->id_canon(id, c) < 0)
 			continue;
-		if (discover(ctx, a, c, &p, false) < 0) {
+		if (discover(ctx, a, c, &p, DISCOVER_ALL) < 0) {
 			/* an agent that could not look is no answer of "not found" (R8) */
 			if (!any_failed)
 				failed = agc_strdup(agc_error_last());
@@ -1286,14 +1288,14 @@ static int run(agc_ctx *ctx, const char *agent, const char *id, mode m, unsigned
 	r->id = agc_strdup(canon);
 	/* 1. Discover everything read-only (R6). in-use needs only what the gate looks at, and
 	 * the rest only to tell "free" from "not found". */
-	if (discover(ctx, (size_t)a, canon, &p, m == MODE_IN_USE) < 0) {
+	if (discover(ctx, (size_t)a, canon, &p, m == MODE_IN_USE ? DISCOVER_GATE : DISCOVER_ALL) < 0) {
 		agc_report_set_error(r, agc_error_last());
 		agc_plan_release(&p);
 		return 0;
 	}
 	if (m == MODE_IN_USE && agc_plan_empty(&p)) {
 		agc_plan_release(&p);
-		if (discover(ctx, (size_t)a, canon, &p, false) < 0) {
+		if (discover(ctx, (size_t)a, canon, &p, DISCOVER_ALL) < 0) {
 			agc_report_set_error(r, agc_error_last());
 			agc_plan_release(&p);
 			return 0;
@@ -1351,13 +1353,10 @@ static int run(agc_ctx *ctx, const char *agent, const char *id, mode m, unsigned
 		for (i = 0; i < p.dbs.n; i++) {
 			const char *why;
 			char *path;
-			bool has = false;
 			size_t k;
 
 			/* only the databases the purge would lock: those holding rows of it */
-			for (k = 0; k < p.rows.n; k++)
-				has |= p.rows.v[k].db == i && p.rows.v[k].count > 0;
-			if (!has)
+			if (!db_has_rows(&p, i))
 				continue;
 			path = db_checked_path(&p, i, &why);
 			if (path && agc_db_write_busy(path) == 1) {
