@@ -53,6 +53,8 @@ size_t agc_agent_count(void);
 const char *agc_agent_name(size_t i);
 /* Index of an agent by exact name, or AGC_ENOTFOUND. */
 int agc_agent_find(const char *name);
+/* 1 when id follows agent i's id grammar (SPEC R1), else 0. */
+int agc_agent_id_ok(size_t i, const char *id);
 
 /* ---- roots ----------------------------------------------------------------------------- */
 

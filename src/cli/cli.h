@@ -12,20 +12,66 @@ typedef struct cli {
 	const char *home;
 	bool json;
 	bool color;
+	const char *color_opt; /* --color as given, NULL when absent */
 	bool quiet;
 	int verbose;
 	agc_ctx *ctx;
 	const char *prog;
+	int next;              /* after the global options: the index of the command's name */
 } cli;
+
+/* One option of a command: its long name, its short letter (or a key >= 0x200 for a long
+ * option only), whether it takes a value, the value's name and its help ('\n' continues on
+ * the next line, within 80 columns). */
+typedef struct cli_opt {
+	const char *name;
+	int key;
+	int arg;
+	const char *meta;
+	const char *help;
+} cli_opt;
 
 typedef struct cli_cmd {
 	const char *name;
 	int (*fn)(cli *c, int argc, char **argv);
-	const char *summary;
-	const char *usage;
+	const char *summary;  /* one line, for 'agentgc help' */
+	const char *args;     /* what follows the name in the usage line */
+	const char *about;    /* what it does, a few lines */
+	const cli_opt *opts;  /* NULL-terminated, or NULL */
+	const char *examples; /* lines "  agentgc ...\n", or NULL */
 } cli_cmd;
 
 extern const cli_cmd cli_cmds[];
+/* The command named name, or NULL. */
+const cli_cmd *cli_cmd_find(const char *name);
+
+/* Positional arguments of a command, in order. */
+typedef struct cli_args {
+	char **v;
+	size_t n;
+} cli_args;
+
+/* Called for each of the command's own options with its key and value (NULL when it takes
+ * none). Returns 0, a usage error from cli_usage, or -1 for a key it does not know. */
+typedef int (*cli_opt_fn)(cli *c, int key, const char *val, void *ud);
+
+/* cli_parse's answer when it printed the help or the version: exit 0. */
+#define CLI_PARSED_EXIT 1000
+
+/* Parse a command's argv (argv[0] its name): global options set c's fields, the command's own
+ * go to fn, positional arguments (and everything after "--") to pos. With pos NULL, parse
+ * only the global options before the command's name and set c->next. Returns 0, EXIT_USAGE
+ * (said on stderr), EXIT_ERR, or CLI_PARSED_EXIT. */
+int cli_parse(cli *c, const cli_cmd *cmd, int argc, char **argv, cli_opt_fn fn, void *ud,
+	      cli_args *pos);
+void cli_args_release(cli_args *a);
+/* Decide c->color from --color, the terminal, TERM and NO_COLOR (SPEC "Output"). */
+int cli_color_resolve(cli *c);
+/* The candidate nearest to word (a typo, or the start of exactly one), or NULL. */
+const char *cli_nearest(const char *word, const char *const *cands, size_t n);
+/* Help texts. */
+void cli_main_help(FILE *f);
+void cli_global_help(FILE *f);
 
 /* Exit codes (SPEC). */
 enum { EXIT_OK = 0, EXIT_ERR = 1, EXIT_USAGE = 2, EXIT_LEFT = 3, EXIT_REFUSED = 4,
@@ -40,8 +86,6 @@ void cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Print a command's help on stdout. */
 void cli_help(const cli_cmd *cmd);
-/* True when argv[i] is -h or --help. */
-bool cli_is_help(const char *a);
 
 /* Open the library context (once). Returns 0 or EXIT_ERR. */
 int cli_ctx(cli *c);
@@ -71,6 +115,9 @@ void cli_path(FILE *f, const char *path);
 /* Colour escape when colour is on, else "". */
 const char *cli_c(const cli *c, const char *code);
 
+/* An agent named on the command line: 0 for one that works ('auto' too when allowed), else a
+ * usage error that says what to type instead (a planned agent, the nearest name). */
+int cli_check_agent(const char *cmd, const char *agent, bool allow_auto);
 /* Parse an agent list option value into a bit mask; returns 0 or EXIT_USAGE. */
 int cli_agent_bit(const char *cmd, const char *name, unsigned *mask);
 

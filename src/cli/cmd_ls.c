@@ -56,85 +56,110 @@ static void print_warning(const char *msg, void *ud)
 	cli_err("%s", msg);
 }
 
+enum { OPT_AGENT = 0x200, OPT_PROJECT, OPT_OLDER, OPT_NEWER, OPT_CHILDREN, OPT_SORT, OPT_LIMIT };
+
+const cli_opt cli_ls_opts[] = {
+	{"agent", OPT_AGENT, 1, "A", "only this agent (repeatable)"},
+	{"project", OPT_PROJECT, 1, "DIR", "only sessions whose working directory is DIR"},
+	{"older-than", OPT_OLDER, 1, "DUR", "last activity before now - DUR"},
+	{"newer-than", OPT_NEWER, 1, "DUR", "last activity after now - DUR"},
+	{"children", OPT_CHILDREN, 0, NULL, "also child and sub-agent sessions, under their\n"
+					   "parent"},
+	{"sort", OPT_SORT, 1, "KEY", "updated (default), created or size; newest or\n"
+				     "largest first"},
+	{"limit", OPT_LIMIT, 1, "N", "at most N sessions"},
+	{NULL, 0, 0, NULL, NULL},
+};
+
+typedef struct ls_args {
+	agc_ls_opts *o;
+	char *project;
+} ls_args;
+
+static int ls_opt(cli *c, int key, const char *v, void *ud)
+{
+	ls_args *a = ud;
+	agc_ls_opts *o = a->o;
+
+	(void)c;
+	switch (key) {
+	case OPT_AGENT:
+		return cli_agent_bit("ls", v, &o->agents);
+	case OPT_PROJECT:
+		free(a->project);
+		a->project = realpath(v, NULL);
+		o->project = a->project ? a->project : v;
+		return 0;
+	case OPT_OLDER:
+		if (agc_duration_parse(v, &o->older_than_ms) < 0)
+			return cli_usage("ls", "'%s' is not a duration (90s, 15m, 24h, 30d)", v);
+		return 0;
+	case OPT_NEWER:
+		if (agc_duration_parse(v, &o->newer_than_ms) < 0)
+			return cli_usage("ls", "'%s' is not a duration (90s, 15m, 24h, 30d)", v);
+		return 0;
+	case OPT_CHILDREN:
+		o->children = 1;
+		return 0;
+	case OPT_SORT:
+		if (strcmp(v, "updated") == 0)
+			o->sort = AGC_SORT_UPDATED;
+		else if (strcmp(v, "created") == 0)
+			o->sort = AGC_SORT_CREATED;
+		else if (strcmp(v, "size") == 0)
+			o->sort = AGC_SORT_SIZE;
+		else
+			return cli_usage("ls", "--sort takes updated, created or size, not '%s'", v);
+		return 0;
+	case OPT_LIMIT: {
+		char *end;
+		long long n;
+
+		errno = 0;
+		n = strtoll(v, &end, 10);
+		/* strict: digits only (no sign, no spaces), at least 1 */
+		if (errno || *end || n < 1 || v[0] < '0' || v[0] > '9')
+			return cli_usage("ls", "--limit takes a positive number, not '%s'", v);
+		o->limit = (size_t)n;
+		return 0;
+	}
+	}
+	return -1;
+}
+
 int cmd_ls(cli *c, int argc, char **argv)
 {
 	agc_ls_opts o;
+	ls_args a;
+	cli_args pos;
 	ls_state st;
-	char *project = NULL;
-	int i, rc;
+	int rc;
 
 	memset(&o, 0, sizeof(o));
+	memset(&a, 0, sizeof(a));
 	o.warn = print_warning;
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-
-		if (cli_is_help(a)) {
-			cli_help(&cli_cmds[1]);
-			printf("\n  --agent A          only this agent (repeatable)\n"
-			       "  --project DIR      only sessions whose working directory is DIR\n"
-			       "  --older-than DUR   last activity before now - DUR\n"
-			       "  --newer-than DUR   last activity after now - DUR\n"
-			       "  --children         also child and sub-agent sessions (with their parent)\n"
-			       "  --sort KEY         updated (default), created or size; largest/newest first\n"
-			       "  --limit N          at most N sessions\n");
-			return 0;
-		}
-		if (strcmp(a, "--children") == 0) {
-			o.children = 1;
-			continue;
-		}
-		if (a[0] != '-')
-			return cli_usage("ls", "unexpected argument '%s'", a);
-		if (strcmp(a, "--agent") && strcmp(a, "--project") && strcmp(a, "--older-than") &&
-		    strcmp(a, "--newer-than") && strcmp(a, "--sort") && strcmp(a, "--limit"))
-			return cli_usage("ls", "unknown option '%s'", a);
-		if (!v)
-			return cli_usage("ls", "%s needs a value", a);
-		i++;
-		if (strcmp(a, "--agent") == 0) {
-			if ((rc = cli_agent_bit("ls", v, &o.agents)))
-				return rc;
-		} else if (strcmp(a, "--project") == 0) {
-			project = realpath(v, NULL);
-			o.project = project ? project : v;
-		} else if (strcmp(a, "--older-than") == 0) {
-			if (agc_duration_parse(v, &o.older_than_ms) < 0)
-				return cli_usage("ls", "'%s' is not a duration (90s, 15m, 24h, 30d)", v);
-		} else if (strcmp(a, "--newer-than") == 0) {
-			if (agc_duration_parse(v, &o.newer_than_ms) < 0)
-				return cli_usage("ls", "'%s' is not a duration (90s, 15m, 24h, 30d)", v);
-		} else if (strcmp(a, "--sort") == 0) {
-			if (strcmp(v, "updated") == 0)
-				o.sort = AGC_SORT_UPDATED;
-			else if (strcmp(v, "created") == 0)
-				o.sort = AGC_SORT_CREATED;
-			else if (strcmp(v, "size") == 0)
-				o.sort = AGC_SORT_SIZE;
-			else
-				return cli_usage("ls", "--sort takes updated, created or size, not '%s'", v);
-		} else if (strcmp(a, "--limit") == 0) {
-			char *end;
-			long long n;
-
-			errno = 0;
-			n = strtoll(v, &end, 10);
-			if (errno || *end || n < 1)
-				return cli_usage("ls", "--limit takes a positive number, not '%s'", v);
-			o.limit = (size_t)n;
-		} else {
-			return cli_usage("ls", "unknown option '%s'", a);
-		}
+	a.o = &o;
+	rc = cli_parse(c, cli_cmd_find("ls"), argc, argv, ls_opt, &a, &pos);
+	if (rc) {
+		free(a.project);
+		return rc == CLI_PARSED_EXIT ? 0 : rc;
 	}
+	if (pos.n) {
+		rc = cli_usage("ls", "unexpected argument '%s'", pos.v[0]);
+		cli_args_release(&pos);
+		free(a.project);
+		return rc;
+	}
+	cli_args_release(&pos);
 	if ((rc = cli_ctx(c))) {
-		free(project);
+		free(a.project);
 		return rc;
 	}
 	memset(&st, 0, sizeof(st));
 	st.c = c;
 	st.now = agc_ctx_now_ms(c->ctx);
 	rc = agc_ls(c->ctx, &o, print_session, &st);
-	free(project);
+	free(a.project);
 	if (rc < 0) {
 		cli_err("%s", agc_error_last());
 		return EXIT_ERR;

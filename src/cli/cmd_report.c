@@ -198,105 +198,135 @@ static int one(cli *c, const char *what, const char *agent, const char *id, unsi
 	return code;
 }
 
-static int needs_agent_id(cli *c, int argc, char **argv, const cli_cmd *cmd)
+/* An id the agent's grammar refuses is not found (R1: exit 5, nothing touched); on stderr, say
+ * whose grammar it is, or that a path is not an id, so the user knows what to type. */
+static void id_hint(const char *cmd, const char *agent, const char *id)
 {
-	int i;
+	int self = strcmp(agent, "auto") == 0 ? -1 : agc_agent_find(agent);
+	size_t i;
 
-	for (i = 1; i < argc; i++)
-		if (cli_is_help(argv[i])) {
-			cli_help(cmd);
-			return -1;
+	if (self >= 0 && agc_agent_id_ok((size_t)self, id))
+		return;
+	for (i = 0; self < 0 && i < agc_agent_count(); i++)
+		if (agc_agent_id_ok(i, id))
+			return;
+	fputs("hint: ", stderr);
+	if (strchr(id, '/') || strstr(id, ".jsonl") || strstr(id, ".json") || strstr(id, ".db")) {
+		fputs("'", stderr);
+		cli_text(stderr, id, CLI_TEXT_LINE);
+		fputs("' looks like a path or a file name, not a session id; 'agentgc ls' lists the ids "
+		      "(a Claude transcript's id is its file name without .jsonl)\n", stderr);
+		return;
+	}
+	for (i = 0; self >= 0 && i < agc_agent_count(); i++)
+		if ((int)i != self && agc_agent_id_ok(i, id)) {
+			fputs("'", stderr);
+			cli_text(stderr, id, CLI_TEXT_LINE);
+			fprintf(stderr, "' is an id of %s, not of %s: try 'agentgc %s %s ", agc_agent_name(i),
+				agent, cmd, agc_agent_name(i));
+			cli_text(stderr, id, CLI_TEXT_LINE);
+			fputs("' (or 'auto')\n", stderr);
+			return;
 		}
-	return 0;
+	fputs("'", stderr);
+	cli_text(stderr, id, CLI_TEXT_LINE);
+	if (self >= 0)
+		fprintf(stderr, "' is not an id of %s (%s); 'agentgc ls --agent %s' lists them\n", agent,
+			strcmp(agent, "opencode") == 0 ? "ses_ and letters, digits or _" : "a UUID", agent);
+	else
+		fputs("' is not an id of any agent; 'agentgc ls' lists them\n", stderr);
 }
 
-static int check_agent(const char *cmd, const char *agent, bool allow_auto)
+enum { OPT_DRY_RUN = 0x200, OPT_SCRUB, OPT_WITH_FORKS };
+
+const cli_opt cli_purge_opts[] = {
+	{"dry-run", OPT_DRY_RUN, 0, NULL, "change nothing: list what would go, and exit as the\n"
+				  "purge would"},
+	{"scrub", OPT_SCRUB, 0, NULL, "then rebuild (VACUUM) every database rows were deleted\n"
+				      "from, so no older copy survives in its pages; a database\n"
+				      "another process holds, or without room, is left (exit 3)"},
+	{"with-forks", OPT_WITH_FORKS, 0, NULL, "not supported yet: no agent with forks (Codex) is\n"
+						"supported"},
+	{NULL, 0, 0, NULL, NULL},
+};
+
+static int purge_opt(cli *c, int key, const char *v, void *ud)
 {
-	if (allow_auto && strcmp(agent, "auto") == 0)
+	unsigned *flags = ud;
+
+	(void)c;
+	(void)v;
+	switch (key) {
+	case OPT_DRY_RUN:
+		*flags |= AGC_PURGE_DRY_RUN;
 		return 0;
-	if (agc_agent_find(agent) < 0)
-		return cli_usage(cmd, "unknown agent '%s'", agent);
-	return 0;
+	case OPT_SCRUB:
+		*flags |= AGC_PURGE_SCRUB;
+		return 0;
+	case OPT_WITH_FORKS:
+		/* never accepted and ignored: refused until an agent with forks lands */
+		return cli_usage("purge", "--with-forks is not supported yet: no agent with forks (Codex) "
+					  "is supported");
+	}
+	return -1;
+}
+
+/* show and in-use: AGENT ID. */
+static int agent_id_cmd(cli *c, int argc, char **argv, const char *what)
+{
+	cli_args pos;
+	int rc;
+
+	rc = cli_parse(c, cli_cmd_find(what), argc, argv, NULL, NULL, &pos);
+	if (rc)
+		return rc == CLI_PARSED_EXIT ? 0 : rc;
+	if (pos.n != 2) {
+		cli_args_release(&pos);
+		return cli_usage(what, "%s takes AGENT|auto and one ID", what);
+	}
+	if (!(rc = cli_check_agent(what, pos.v[0], true)) && !(rc = cli_ctx(c))) {
+		id_hint(what, pos.v[0], pos.v[1]);
+		rc = one(c, what, pos.v[0], pos.v[1], 0);
+	}
+	cli_args_release(&pos);
+	return rc;
 }
 
 int cmd_show(cli *c, int argc, char **argv)
 {
-	int rc;
-
-	if (needs_agent_id(c, argc, argv, &cli_cmds[2]))
-		return 0;
-	if (argc != 3)
-		return cli_usage("show", "show takes AGENT ID");
-	if ((rc = check_agent("show", argv[1], true)) || (rc = cli_ctx(c)))
-		return rc;
-	return one(c, "show", argv[1], argv[2], 0);
+	return agent_id_cmd(c, argc, argv, "show");
 }
 
 int cmd_in_use(cli *c, int argc, char **argv)
 {
-	int rc;
-
-	if (needs_agent_id(c, argc, argv, &cli_cmds[3]))
-		return 0;
-	if (argc != 3)
-		return cli_usage("in-use", "in-use takes AGENT ID");
-	if ((rc = check_agent("in-use", argv[1], true)) || (rc = cli_ctx(c)))
-		return rc;
-	return one(c, "in-use", argv[1], argv[2], 0);
+	return agent_id_cmd(c, argc, argv, "in-use");
 }
 
 int cmd_purge(cli *c, int argc, char **argv)
 {
 	unsigned flags = 0;
-	const char *agent = NULL;
-	char **ids;
-	int n = 0, i, rc, worst = EXIT_OK;
+	cli_args pos;
+	size_t i;
+	int rc, worst = EXIT_OK;
 
-	if (needs_agent_id(c, argc, argv, &cli_cmds[4])) {
-		printf("\nEvery artifact of each session goes: transcripts, side files, sub-agents and\n"
-		       "child sessions, its lines in shared files. A live session is refused (exit 4);\n"
-		       "what cannot be removed safely is listed with its reason (exit 3).\n"
-		       "  --dry-run     change nothing; list what would go, exit as the purge would\n"
-		       "  --scrub       then rebuild (VACUUM) every database rows were deleted from, so no\n"
-		       "                older copy of them survives in its pages; a database another\n"
-		       "                process holds, or without room for a copy, is left (exit 3)\n"
-		       "  --with-forks  not supported yet: no agent with forks (Codex) is supported\n");
-		return 0;
-	}
-	ids = calloc((size_t)argc, sizeof(*ids));
-	if (!ids)
-		return EXIT_ERR;
-	for (i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--dry-run") == 0)
-			flags |= AGC_PURGE_DRY_RUN;
-		else if (strcmp(argv[i], "--with-forks") == 0) {
-			/* never accepted and ignored: refused until an agent with forks lands */
-			free(ids);
-			return cli_usage("purge", "--with-forks is not supported yet: no agent with forks (Codex) is "
-						  "supported");
-		} else if (strcmp(argv[i], "--scrub") == 0)
-			flags |= AGC_PURGE_SCRUB;
-		else if (strcmp(argv[i], "--") == 0) {
-			for (i++; i < argc; i++)
-				ids[n++] = argv[i];
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			free(ids);
-			return cli_usage("purge", "unknown option '%s'", argv[i]);
-		} else if (!agent)
-			agent = argv[i];
-		else
-			ids[n++] = argv[i];
-	}
-	if (!agent || n == 0) {
-		free(ids);
+	rc = cli_parse(c, cli_cmd_find("purge"), argc, argv, purge_opt, &flags, &pos);
+	if (rc)
+		return rc == CLI_PARSED_EXIT ? 0 : rc;
+	if (pos.n < 2) {
+		cli_args_release(&pos);
 		return cli_usage("purge", "purge takes AGENT|auto and at least one ID");
 	}
-	if ((rc = check_agent("purge", agent, true)) || (rc = cli_ctx(c))) {
-		free(ids);
+	rc = cli_check_agent("purge", pos.v[0], true);
+	if (rc == 0)
+		rc = cli_ctx(c);
+	if (rc) {
+		cli_args_release(&pos);
 		return rc;
 	}
-	for (i = 0; i < n; i++)
-		worst = cli_worse(worst, one(c, "purge", agent, ids[i], flags));
-	free(ids);
+	for (i = 1; i < pos.n; i++) {
+		id_hint("purge", pos.v[0], pos.v[i]);
+		worst = cli_worse(worst, one(c, "purge", pos.v[0], pos.v[i], flags));
+	}
+	cli_args_release(&pos);
 	return worst;
 }

@@ -38,16 +38,18 @@ static int print_root(const agc_root_info *r, void *ud)
 
 int cmd_roots(cli *c, int argc, char **argv)
 {
+	cli_args pos;
 	int rc;
 
-	if (argc > 1 && cli_is_help(argv[1])) {
-		cli_help(&cli_cmds[0]);
-		printf("\nThe agents' own variables (CLAUDE_CONFIG_DIR, TMPDIR, ...) are followed only for\n"
-		       "the caller's own home; with --home OTHER the defaults under OTHER are used.\n");
-		return 0;
+	rc = cli_parse(c, cli_cmd_find("roots"), argc, argv, NULL, NULL, &pos);
+	if (rc)
+		return rc == CLI_PARSED_EXIT ? 0 : rc;
+	if (pos.n) {
+		rc = cli_usage("roots", "unexpected argument '%s'", pos.v[0]);
+		cli_args_release(&pos);
+		return rc;
 	}
-	if (argc > 1)
-		return cli_usage("roots", "unexpected argument '%s'", argv[1]);
+	cli_args_release(&pos);
 	if ((rc = cli_ctx(c)))
 		return rc;
 	if (!c->json) {

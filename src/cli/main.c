@@ -12,104 +12,163 @@ int cmd_ls(cli *c, int argc, char **argv);
 int cmd_show(cli *c, int argc, char **argv);
 int cmd_in_use(cli *c, int argc, char **argv);
 int cmd_purge(cli *c, int argc, char **argv);
+static int cmd_help(cli *c, int argc, char **argv);
+
+extern const cli_opt cli_ls_opts[], cli_purge_opts[];
 
 const cli_cmd cli_cmds[] = {
-	{"roots", cmd_roots, "the resolved roots of every agent, and whether they exist",
-	 "roots"},
-	{"ls", cmd_ls, "list sessions, newest first",
-	 "ls [--agent A]... [--project DIR] [--older-than DUR] [--newer-than DUR]\n"
-	 "   [--children] [--sort updated|created|size] [--limit N]"},
-	{"show", cmd_show, "metadata, every artifact with its size, children, holders",
-	 "show AGENT ID"},
-	{"in-use", cmd_in_use, "exit 0 when free, 4 when in use (holders on stdout), 5 when unknown",
-	 "in-use AGENT ID"},
+	{"roots", cmd_roots, "where each agent's history is looked for, and whether it exists", "",
+	 "Print the home, then every root of every agent: its path, the real path when a\n"
+	 "link leads elsewhere, what set it (an agent's variable or the default) and\n"
+	 "whether it exists and can be read. The agents' own variables (CLAUDE_CONFIG_DIR,\n"
+	 "TMPDIR, XDG_DATA_HOME, OPENCODE_DB, ...) are followed only for the caller's own\n"
+	 "home; with --home OTHER the defaults under OTHER are used.",
+	 NULL,
+	 "  agentgc roots\n"
+	 "  agentgc --home /backup/home roots --json\n"},
+	{"ls", cmd_ls, "list sessions, newest first", "[OPTIONS]",
+	 "List the root sessions of every agent, newest first: agent, id, last activity,\n"
+	 "size, whether it is live, project and title.",
+	 cli_ls_opts,
+	 "  agentgc ls --project ~/src/app --limit 5\n"
+	 "  agentgc ls --agent claude --older-than 30d --sort size\n"},
+	{"show", cmd_show, "a session's metadata, every artifact with its size, children, holders",
+	 "AGENT|auto ID",
+	 "Show one session: project, title, times, size, whether it is live, every\n"
+	 "artifact a purge would remove (files, dirs, rows, lines), what it could not\n"
+	 "remove, its children and the processes that hold it. Changes nothing.",
+	 NULL,
+	 "  agentgc show claude 0b8e5a4c-1f2d-4c3b-9a8e-7d6c5b4a3f21\n"
+	 "  agentgc show auto ses_4f2a9c1e7b3d --json\n"},
+	{"in-use", cmd_in_use, "whether a session is live: exit 0 free, 4 in use, 5 not found",
+	 "AGENT|auto ID",
+	 "Run the purge's live-session check alone: exit 0 when the session is free, 4\n"
+	 "when a process holds it (each holder on stdout: pid, why, command), 5 when no\n"
+	 "agent has an artifact of that id. Hints on how to look for yourself go to\n"
+	 "stderr.",
+	 NULL,
+	 "  agentgc in-use claude 0b8e5a4c-1f2d-4c3b-9a8e-7d6c5b4a3f21 && echo free\n"},
 	{"purge", cmd_purge, "remove sessions completely, or say what was left and why",
-	 "purge AGENT|auto ID... [--dry-run] [--scrub]"},
-	{NULL, NULL, NULL, NULL},
+	 "AGENT|auto ID... [OPTIONS]",
+	 "Remove every artifact of each session: transcripts, side files, sub-agents and\n"
+	 "child sessions, rows in every database table, its lines in shared files. A live\n"
+	 "session is refused and nothing changes (exit 4); what cannot be removed safely\n"
+	 "is left and listed with its reason (exit 3). Ids are whole ids (no prefixes).\n"
+	 "With several ids the exit code is the most severe: 0 < 5 < 3 < 4 < 1.",
+	 cli_purge_opts,
+	 "  agentgc purge --dry-run claude 0b8e5a4c-1f2d-4c3b-9a8e-7d6c5b4a3f21\n"
+	 "  agentgc purge opencode ses_4f2a9c1e7b3d ses_4f2a9c1e7b3e\n"},
+	{"help", cmd_help, "this list, or the help of one command", "[COMMAND]",
+	 "Print the list of commands, or what COMMAND does and all its options.", NULL,
+	 "  agentgc help purge\n"},
+	{NULL, NULL, NULL, NULL, NULL, NULL, NULL},
 };
 
-static void usage(FILE *f)
+/* Commands SPEC describes that are not built yet: named as such, never "unknown". */
+static const char *const planned_cmds[] = {"du", "prune", "export", "compact", "ps", "stop",
+					   "secrets", "mcp"};
+
+const cli_cmd *cli_cmd_find(const char *name)
 {
 	const cli_cmd *cmd;
 
-	fprintf(f, "usage: agentgc [--home DIR] [--json] [--color auto|always|never] [-q] [-v] COMMAND ...\n\n"
+	for (cmd = cli_cmds; cmd->name; cmd++)
+		if (strcmp(cmd->name, name) == 0)
+			return cmd;
+	return NULL;
+}
+
+void cli_main_help(FILE *f)
+{
+	const cli_cmd *cmd;
+	size_t i;
+
+	fprintf(f, "usage: agentgc [global options] COMMAND [ARGS]\n\n"
 		   "Find, check and safely remove the session history of AI coding agents.\n\n"
 		   "commands:\n");
 	for (cmd = cli_cmds; cmd->name; cmd++)
-		fprintf(f, "  %-8s %s\n", cmd->name, cmd->summary);
-	fprintf(f, "\nAGENT is one of:");
-	for (size_t i = 0; i < agc_agent_count(); i++)
+		fprintf(f, "  %-7s %s\n", cmd->name, cmd->summary);
+	fprintf(f, "not built yet:");
+	for (i = 0; i < sizeof(planned_cmds) / sizeof(*planned_cmds); i++)
+		fprintf(f, " %s", planned_cmds[i]);
+	fprintf(f, "\n\nAGENT is one of:");
+	for (i = 0; i < agc_agent_count(); i++)
 		fprintf(f, " %s", agc_agent_name(i));
-	fprintf(f, "\nDUR is a number with a unit: 90s, 15m, 24h, 30d.\n"
-		   "exit codes: 0 done, 1 error, 2 usage, 3 something left behind, 4 refused (in use),\n"
-		   "5 not found. 'agentgc COMMAND --help' describes a command.\n");
+	fprintf(f, " (codex and cursor are planned); 'auto' finds\n"
+		   "the agent from the id. DUR is a number with a unit: 90s, 15m, 24h, 30d.\n\n");
+	cli_global_help(f);
+	fprintf(f, "\nexit codes: 0 done, 1 error, 2 usage, 3 something left behind, 4 refused\n"
+		   "(in use), 5 not found. 'agentgc help COMMAND' describes a command.\n");
+}
+
+/* An unknown command: the nearest one, or that it is planned. Returns EXIT_USAGE. */
+static int unknown_command(const char *name)
+{
+	const char *names[32];
+	const char *near;
+	size_t n = 0, i;
+
+	for (i = 0; i < sizeof(planned_cmds) / sizeof(*planned_cmds); i++)
+		if (strcmp(name, planned_cmds[i]) == 0)
+			return cli_usage(NULL, "'%s' is not built yet: it is planned (see 'agentgc help' for "
+					       "what works today)", name);
+	for (const cli_cmd *cmd = cli_cmds; cmd->name && n < 32; cmd++)
+		names[n++] = cmd->name;
+	near = cli_nearest(name, names, n);
+	if (near)
+		return cli_usage(NULL, "unknown command '%s' (did you mean '%s'?)", name, near);
+	return cli_usage(NULL, "unknown command '%s'", name);
+}
+
+static int cmd_help(cli *c, int argc, char **argv)
+{
+	cli_args pos;
+	const cli_cmd *cmd;
+	int rc;
+
+	rc = cli_parse(c, &cli_cmds[5], argc, argv, NULL, NULL, &pos);
+	if (rc)
+		return rc == CLI_PARSED_EXIT ? 0 : rc;
+	if (pos.n == 0) {
+		cli_args_release(&pos);
+		cli_main_help(stdout);
+		return 0;
+	}
+	if (pos.n > 1) {
+		cli_args_release(&pos);
+		return cli_usage("help", "help takes one command");
+	}
+	cmd = cli_cmd_find(pos.v[0]);
+	if (!cmd) {
+		rc = unknown_command(pos.v[0]);
+		cli_args_release(&pos);
+		return rc;
+	}
+	cli_args_release(&pos);
+	cli_help(cmd);
+	return 0;
 }
 
 int main(int argc, char **argv)
 {
 	cli c;
-	const char *color = "auto";
 	const cli_cmd *cmd;
-	int i, rc;
+	int rc;
 
 	memset(&c, 0, sizeof(c));
 	c.prog = "agentgc";
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (strcmp(a, "--home") == 0) {
-			if (++i >= argc)
-				return cli_usage(NULL, "--home needs a directory");
-			c.home = argv[i];
-		} else if (strncmp(a, "--home=", 7) == 0) {
-			c.home = a + 7;
-		} else if (strcmp(a, "--json") == 0) {
-			c.json = true;
-		} else if (strcmp(a, "--color") == 0) {
-			if (++i >= argc)
-				return cli_usage(NULL, "--color needs auto, always or never");
-			color = argv[i];
-		} else if (strncmp(a, "--color=", 8) == 0) {
-			color = a + 8;
-		} else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
-			c.quiet = true;
-		} else if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
-			c.verbose++;
-		} else if (cli_is_help(a)) {
-			usage(stdout);
-			return 0;
-		} else if (strcmp(a, "--version") == 0) {
-			printf("agentgc %s\n", AGENTGC_VERSION);
-			return 0;
-		} else if (a[0] == '-') {
-			return cli_usage(NULL, "unknown option '%s'", a);
-		} else {
-			break;
-		}
-	}
-	if (c.home && !*c.home)
-		return cli_usage(NULL, "--home needs a directory");
-	if (strcmp(color, "always") == 0)
-		c.color = true;
-	else if (strcmp(color, "never") == 0)
-		c.color = false;
-	else if (strcmp(color, "auto") == 0)
-		c.color = isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
-	else
-		return cli_usage(NULL, "--color takes auto, always or never, not '%s'", color);
-	if (getenv("NO_COLOR") && *getenv("NO_COLOR"))
-		c.color = false;
-	if (i >= argc) {
-		usage(stderr);
+	rc = cli_parse(&c, NULL, argc, argv, NULL, NULL, NULL);
+	if (rc)
+		return rc == CLI_PARSED_EXIT ? 0 : rc;
+	if (c.next >= argc) {
+		cli_main_help(stderr);
 		return EXIT_USAGE;
 	}
 	/* Exact names only: destructive commands have no aliases and no prefix matching. */
-	for (cmd = cli_cmds; cmd->name; cmd++)
-		if (strcmp(cmd->name, argv[i]) == 0)
-			break;
-	if (!cmd->name)
-		return cli_usage(NULL, "unknown command '%s'", argv[i]);
-	rc = cmd->fn(&c, argc - i, argv + i);
+	cmd = cli_cmd_find(argv[c.next]);
+	if (!cmd)
+		return unknown_command(argv[c.next]);
+	rc = cmd->fn(&c, argc - c.next, argv + c.next);
 	agc_ctx_free(c.ctx);
 	if (fflush(stdout) != 0 && rc == 0)
 		rc = EXIT_ERR;

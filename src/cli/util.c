@@ -57,20 +57,10 @@ int cli_usage(const char *cmd, const char *fmt, ...)
 	vmsg(fmt, ap);
 	va_end(ap);
 	if (cmd)
-		fprintf(stderr, "\nsee 'agentgc %s --help'\n", cmd);
+		fprintf(stderr, "\nsee 'agentgc help %s'\n", cmd);
 	else
-		fprintf(stderr, "\nsee 'agentgc --help'\n");
+		fprintf(stderr, "\nsee 'agentgc help'\n");
 	return EXIT_USAGE;
-}
-
-void cli_help(const cli_cmd *cmd)
-{
-	printf("usage: agentgc [global options] %s\n\n%s\n", cmd->usage, cmd->summary);
-}
-
-bool cli_is_help(const char *a)
-{
-	return strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0;
 }
 
 int cli_ctx(cli *c)
@@ -275,13 +265,96 @@ const char *cli_c(const cli *c, const char *code)
 	return c->color ? code : "";
 }
 
+/* Edit distance (optimal string alignment: a swap of two neighbours counts one). */
+static size_t distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), i, j, r;
+	size_t *d;
+
+	if (la > 64 || lb > 64)
+		return (size_t)-1;
+	d = calloc((la + 1) * (lb + 1), sizeof(*d));
+	if (!d)
+		return (size_t)-1;
+#define D(x, y) d[(x) * (lb + 1) + (y)]
+	for (i = 0; i <= la; i++)
+		D(i, 0) = i;
+	for (j = 0; j <= lb; j++)
+		D(0, j) = j;
+	for (i = 1; i <= la; i++)
+		for (j = 1; j <= lb; j++) {
+			size_t cost = a[i - 1] != b[j - 1], v = D(i - 1, j) + 1;
+
+			if (D(i, j - 1) + 1 < v)
+				v = D(i, j - 1) + 1;
+			if (D(i - 1, j - 1) + cost < v)
+				v = D(i - 1, j - 1) + cost;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+			    D(i - 2, j - 2) + 1 < v)
+				v = D(i - 2, j - 2) + 1;
+			D(i, j) = v;
+		}
+	r = D(la, lb);
+#undef D
+	free(d);
+	return r;
+}
+
+const char *cli_nearest(const char *word, const char *const *cands, size_t n)
+{
+	const char *best = NULL, *prefixed = NULL;
+	size_t i, bd = (size_t)-1, np = 0, lw = strlen(word);
+
+	for (i = 0; i < n; i++) {
+		size_t dd = distance(word, cands[i]);
+
+		if (dd < bd) {
+			bd = dd;
+			best = cands[i];
+		}
+		if (lw >= 2 && strncmp(cands[i], word, lw) == 0) {
+			prefixed = cands[i];
+			np++;
+		}
+	}
+	/* a typo: at most 2 edits, and fewer than the word has letters */
+	if (best && bd <= 2 && bd < lw)
+		return best;
+	/* the start of exactly one name */
+	return np == 1 ? prefixed : NULL;
+}
+
+/* An agent named on the command line: one that works, 'auto' where allowed, or what the user
+ * can do instead. */
+int cli_check_agent(const char *cmd, const char *agent, bool allow_auto)
+{
+	const char *names[8];
+	const char *near;
+	size_t n = 0;
+
+	if (allow_auto && strcmp(agent, "auto") == 0)
+		return 0;
+	if (agc_agent_find(agent) >= 0)
+		return 0;
+	if (strcmp(agent, "codex") == 0 || strcmp(agent, "cursor") == 0)
+		return cli_usage(cmd, "agent '%s' is planned but not supported yet", agent);
+	for (size_t i = 0; i < agc_agent_count() && n < 7; i++)
+		names[n++] = agc_agent_name(i);
+	if (allow_auto)
+		names[n++] = "auto";
+	near = cli_nearest(agent, names, n);
+	if (near)
+		return cli_usage(cmd, "unknown agent '%s' (did you mean '%s'?)", agent, near);
+	return cli_usage(cmd, "unknown agent '%s'", agent);
+}
+
 int cli_agent_bit(const char *cmd, const char *name, unsigned *mask)
 {
-	int i = agc_agent_find(name);
+	int rc = cli_check_agent(cmd, name, false);
 
-	if (i < 0)
-		return cli_usage(cmd, "unknown agent '%s'", name);
-	*mask |= 1u << i;
+	if (rc)
+		return rc;
+	*mask |= 1u << agc_agent_find(name);
 	return 0;
 }
 

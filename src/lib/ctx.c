@@ -224,6 +224,15 @@ const char *agc_agent_name(size_t i)
 	return i < agc_agent_count() ? agc_adapter_table[i]->name : NULL;
 }
 
+int agc_agent_id_ok(size_t i, const char *id)
+{
+	char canon[AGC_ID_MAX];
+
+	if (i >= agc_agent_count() || !id)
+		return 0;
+	return agc_adapter_table[i]->id_canon(id, canon) == 0;
+}
+
 int agc_agent_find(const char *name)
 {
 	size_t i;

@@ -157,6 +157,22 @@ static void test_json_invalid_keeps_key(void **state)
 	json_decref(o);
 }
 
+static void test_nearest(void **state)
+{
+	static const char *const cmds[] = {"roots", "ls", "show", "in-use", "purge", "help"};
+	const size_t n = sizeof(cmds) / sizeof(*cmds);
+
+	(void)state;
+	assert_string_equal(cli_nearest("lss", cmds, n), "ls");
+	assert_string_equal(cli_nearest("prge", cmds, n), "purge");
+	assert_string_equal(cli_nearest("pruge", cmds, n), "purge"); /* a swap is one edit */
+	assert_string_equal(cli_nearest("in-us", cmds, n), "in-use");
+	assert_string_equal(cli_nearest("sh", cmds, n), "show");     /* the start of one name */
+	assert_null(cli_nearest("frobnicate", cmds, n));
+	assert_null(cli_nearest("x", cmds, n));                      /* 1 edit of a 1-letter word */
+	assert_null(cli_nearest("", cmds, n));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -167,6 +183,7 @@ int main(void)
 		cmocka_unit_test(test_path_quoting),
 		cmocka_unit_test(test_json_valid_has_no_bytes),
 		cmocka_unit_test(test_json_invalid_keeps_key),
+		cmocka_unit_test(test_nearest),
 	};
 
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
