@@ -194,8 +194,19 @@ int cli_parse(cli *c, const cli_cmd *cmd, int argc, char **argv, cli_opt_fn fn, 
 		if (key == '?') {
 			char s[3] = {'-', (char)optopt, '\0'};
 
-			tok = optopt ? s : argv[optind - 1];
-			rc = unknown_option(cmd, tok, map);
+			/* glibc: optopt is 0 for an unknown long option, the option's key for a known
+			 * one given a value it does not take, the letter for an unknown short one */
+			if (optopt == 0 || optopt >= 0x100 || by_key(map, optopt)) {
+				tok = argv[optind - 1];
+				o = optopt ? by_key(map, optopt) : NULL;
+				if (o && strchr(tok, '='))
+					rc = cli_usage(cmd ? cmd->name : NULL, "option '--%s' takes no value",
+						       o->name);
+				else
+					rc = unknown_option(cmd, tok, map);
+			} else {
+				rc = unknown_option(cmd, s, map);
+			}
 			break;
 		}
 		if (key == ':') {

@@ -69,6 +69,10 @@ two_sessions() {
 	[[ $output == *"'--dry'"*"--dry-run"* ]]
 	run -2 agc purge claude "$S_OLD" --with
 	run -2 agc ls --lim 1
+	# a value given to an option that takes none is refused, not dropped
+	run -2 agc purge claude "$S_OLD" --dry-run=no
+	[[ $output == *"option '--dry-run' takes no value"* ]]
+	run -2 agc --json=1 ls
 	assert_tree_unchanged before
 }
 
