@@ -1,4 +1,4 @@
-# The front door: make, make demo, make check, make install.
+# The front door: make, make demo, make check, make install, make deb.
 # The build itself is CMake (build/ and, sanitized, build-asan/).
 
 BUILD      ?= build
@@ -6,8 +6,11 @@ BUILD_ASAN ?= build-asan
 PREFIX     ?= /usr/local
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_ARGS ?=
+# INSTALL_FIXTURE=1: make install also puts the test-home generator in
+# PREFIX/libexec/agentgc/agentgc-fixture (never on PATH).
+INSTALL_FIXTURE ?=
 
-.PHONY: all deps build build-asan demo check check-plain check-asan install bench clean
+.PHONY: all deps build build-asan demo tour check check-plain check-asan install deb bench clean
 
 all: build
 
@@ -30,6 +33,10 @@ build-asan: deps $(BUILD_ASAN)/CMakeCache.txt
 demo: build
 	scripts/demo.sh $(BUILD)
 
+# Rewrites the README's tour from a fresh `make demo` run (a test fails while they differ).
+tour: build
+	scripts/readme-tour.sh $(BUILD)
+
 check-plain: build
 	cd $(BUILD) && ctest --output-on-failure
 
@@ -40,8 +47,20 @@ check-asan: build-asan
 # Every test, normally and under AddressSanitizer + UndefinedBehaviorSanitizer.
 check: check-plain check-asan
 
-install: build
+# The prefix is set again on every install: a build dir configured earlier for another
+# PREFIX would otherwise install there (CMake keeps it in its cache), and agentgc.pc
+# names it.
+install: deps
+	cmake -S . -B $(BUILD) -DCMAKE_INSTALL_PREFIX=$(PREFIX) \
+	  -DAGC_INSTALL_FIXTURE=$(if $(INSTALL_FIXTURE),ON,OFF) $(CMAKE_ARGS)
+	cmake --build $(BUILD) -j$(JOBS)
 	cmake --install $(BUILD)
+
+# The Debian packages agentgc, libagentgc0 and libagentgc-dev, built from a copy of the
+# source in $(BUILD)/deb (dpkg-buildpackage writes its results into the parent dir).
+# make check builds and tests them too (tests/pkg/deb-test.sh, about half a minute).
+deb: deps
+	scripts/deb.sh $(BUILD)/deb
 
 bench: build
 	bench/run.sh $(BUILD)

@@ -1,39 +1,58 @@
 #!/bin/sh
 # Install the Debian packages agentgc needs to build, test and run its demo.
-# As root: installs what is missing with apt-get. Otherwise: prints the apt-get line.
-# Usage: scripts/deps.sh [--check]   (--check: only say whether something is missing; exit 1 if so)
+# As root: installs what is missing with apt-get. Otherwise: prints the one apt-get line to
+# run as root (or runs it with sudo when sudo needs no password).
+# Usage: scripts/deps.sh [--check]
+#   --check  only say what is missing (on stderr); exit 1 if something is
+# Plain `sh`, no bash: on a minimal Debian (debootstrap --variant=minbase) only dash,
+# dpkg and apt are there; make is the one package installed by hand before this runs.
 set -eu
 
-PKGS="gcc make cmake pkg-config libsqlite3-dev libjansson-dev nettle-dev libzstd-dev
-libcmocka-dev bats jq sqlite3 procps git python3"
+# zlib1g-dev: sqlite3.pc names -lz for static links (pkg-config --static agentgc).
+# ca-certificates: npm's TLS to the registry (contract tests).
+# dpkg-dev, debhelper, build-essential: the Debian package test (tests/pkg/deb-test.sh).
+PKGS="gcc libc6-dev make cmake pkg-config libsqlite3-dev libjansson-dev nettle-dev libzstd-dev
+zlib1g-dev libcmocka-dev bats jq sqlite3 procps util-linux git python3 nodejs npm
+ca-certificates dpkg-dev debhelper build-essential"
 
-missing=""
-if command -v dpkg-query >/dev/null 2>&1; then
-	for p in $PKGS; do
-		st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
-		case "$st" in
-		*"install ok installed"*) ;;
-		*) missing="$missing $p" ;;
-		esac
-	done
-else
+check=no
+case "${1:-}" in
+"") ;;
+--check) check=yes ;;
+*)
+	echo "usage: scripts/deps.sh [--check]" >&2
+	exit 2
+	;;
+esac
+
+if ! command -v dpkg-query >/dev/null 2>&1; then
 	echo "deps.sh: this is not a Debian system; install the equivalents of:" >&2
 	echo "  $PKGS" | tr '\n' ' ' >&2
 	echo >&2
 	exit 1
 fi
 
-# The contract tests install the real agents from the npm registry: they need node and npm.
-if ! command -v npm >/dev/null 2>&1 || ! command -v node >/dev/null 2>&1; then
-	missing="$missing nodejs npm"
-fi
-# ... and unshare (util-linux) to run them without a network.
-command -v unshare >/dev/null 2>&1 || missing="$missing util-linux"
+missing=""
+for p in $PKGS; do
+	st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+	case "$st" in
+	*"install ok installed"*) ;;
+	*) missing="$missing $p" ;;
+	esac
+done
+# node and npm from elsewhere (nodesource, nvm) do as well as Debian's packages.
+case "$missing" in
+*" nodejs"* | *" npm"*)
+	if command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then
+		missing=$(printf '%s\n' "$missing" | sed 's/ nodejs\b//; s/ npm\b//')
+	fi
+	;;
+esac
 
-if [ -z "$missing" ]; then
-	exit 0
-fi
-if [ "${1:-}" = "--check" ]; then
+[ -n "$missing" ] || exit 0
+
+line="apt-get update && apt-get install -y --no-install-recommends$missing"
+if [ "$check" = yes ]; then
 	echo "deps.sh: missing:$missing" >&2
 	exit 1
 fi
@@ -45,11 +64,11 @@ if [ "$(id -u)" -eq 0 ]; then
 	apt-get install -y -qq --no-install-recommends $missing </dev/null
 elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
 	echo "deps.sh: installing with sudo:$missing" >&2
-	sudo -n apt-get update -qq </dev/null
+	sudo -n env DEBIAN_FRONTEND=noninteractive apt-get update -qq </dev/null
 	# shellcheck disable=SC2086
 	sudo -n env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing </dev/null
 else
 	echo "deps.sh: missing packages; run as root:" >&2
-	echo "  apt-get install -y$missing" >&2
+	echo "  $line" >&2
 	exit 1
 fi

@@ -1,6 +1,10 @@
 #!/bin/sh
-# install.sh BUILD_DIR: installs the pinned OpenCode CLI (npm package opencode-ai) into the
-# private prefix BUILD_DIR/contract/opencode and prints the path of its native executable.
+# install.sh [CACHE_DIR]: installs the pinned OpenCode CLI (npm package opencode-ai) into the
+# private prefix CACHE_DIR/opencode/VERSION and prints the path of its native executable.
+# CACHE_DIR defaults to $AGC_CACHE_DIR, else $XDG_CACHE_HOME/agentgc, else ~/.cache/agentgc:
+# a download cache of the user's, outside every build dir, so a fresh clone or build dir
+# needs the registry only when the pinned version changes. npm's own cache goes there too
+# (CACHE_DIR/npm), not into ~/.npm.
 #
 # An install already there (same version, binary answering --version) is reused without
 # touching the network. Otherwise npm fetches opencode-ai from the registry; its native
@@ -25,13 +29,22 @@ die() {
 	exit 1
 }
 
-[ $# -eq 1 ] || {
-	printf 'usage: %s BUILD_DIR\n' "$ME" >&2
+[ $# -le 1 ] || {
+	printf 'usage: %s [CACHE_DIR]\n' "$ME" >&2
 	exit 2
 }
-mkdir -p "$1" || die "cannot create '$1'"
-BUILD=$(cd "$1" && pwd -P)
-PREFIX=$BUILD/contract/opencode
+if [ $# -eq 1 ]; then
+	cache=$1
+elif [ -n "${AGC_CACHE_DIR:-}" ]; then
+	cache=$AGC_CACHE_DIR
+elif [ -n "${XDG_CACHE_HOME:-}" ]; then
+	cache=$XDG_CACHE_HOME/agentgc
+else
+	cache=${HOME:?HOME is not set}/.cache/agentgc
+fi
+mkdir -p "$cache" || die "cannot create '$cache'"
+CACHE=$(cd "$cache" && pwd -P)
+PREFIX=$CACHE/opencode/$VERSION
 
 # The platform packages opencode-ai's postinstall would pick, in its order of preference:
 # x64 without AVX2 wants the -baseline build; musl systems want the -musl builds.
@@ -80,7 +93,7 @@ candidates() {
 # opencode's data, config, state, cache and temp dirs, and none may land in the caller's
 # home or the shared /tmp.
 oc_version() {
-	scratch=$BUILD/contract/.version-home.$$
+	scratch=$CACHE/.version-home.$$
 	rm -rf "$scratch"
 	mkdir -p "$scratch/home" "$scratch/tmp" || return 1
 	v=$(env -u OPENCODE_DB -u XDG_RUNTIME_DIR HOME="$scratch/home" \
@@ -123,18 +136,24 @@ command -v npm >/dev/null 2>&1 || die "npm is not installed; the OpenCode contra
 
 # Install into a fresh directory next to the prefix and move it into place only when it is
 # complete, so an interrupted install is never mistaken for the cache.
-STAGE=$BUILD/contract/.opencode.$$
-LOG=$BUILD/contract/opencode-npm.log
-mkdir -p "$BUILD/contract"
+STAGE=$CACHE/opencode/.stage.$$
+LOG=$CACHE/opencode/npm-$VERSION.log
+mkdir -p "$CACHE/opencode"
 rm -rf "$STAGE"
 mkdir -p "$STAGE"
 trap 'rm -rf "$STAGE"' EXIT INT TERM
 printf '{"private":true}\n' >"$STAGE/package.json"
 
+# npm's download cache and logs in the agentgc cache too, never in the caller's ~/.npm.
+npm_config_cache=$CACHE/npm
+export npm_config_cache
+# one retry by default, quickly: a registry that cannot be reached is said in seconds
+: "${npm_config_fetch_retries:=1}" "${npm_config_fetch_retry_mintimeout:=2000}" "${npm_config_fetch_retry_maxtimeout:=10000}"
+export npm_config_fetch_retries npm_config_fetch_retry_mintimeout npm_config_fetch_retry_maxtimeout
 registry=$(npm config get registry 2>/dev/null || echo 'the npm registry')
 printf '%s: installing opencode-ai@%s from %s into %s\n' "$ME" "$VERSION" "$registry" "$PREFIX" >&2
 if ! npm install --prefix "$STAGE" --no-audit --no-fund --no-update-notifier --no-progress \
-	--ignore-scripts --save-exact --prefer-offline --loglevel=error --fetch-retries=1 \
+	--ignore-scripts --save-exact --prefer-offline --loglevel=error \
 	"opencode-ai@$VERSION" </dev/null >"$LOG" 2>&1; then
 	cat "$LOG" >&2
 	cat >&2 <<EOF

@@ -1,8 +1,8 @@
 #!/usr/bin/env bats
 # Contract test: agentgc against the real OpenCode CLI (npm opencode-ai, pinned in install.sh).
 #
-#   tests/contract/opencode/install.sh build &&
-#   AGENTGC=build/agentgc OPENCODE=$(tests/contract/opencode/install.sh build) bats tests/contract/opencode
+#   tests/contract/opencode/install.sh &&
+#   AGENTGC=build/agentgc OPENCODE=$(tests/contract/opencode/install.sh) bats tests/contract/opencode
 #
 # OpenCode writes the sessions (`opencode import`, formats/opencode.md §3), agentgc lists and
 # purges them, and OpenCode then says whether they are gone (`session list`, `db`, `export`)
