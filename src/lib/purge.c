@@ -111,7 +111,7 @@ static void fill_session(agc_report *r, const agc_plan *p)
 	r->session.id = agc_strdup(p->id);
 	r->session.parent = p->meta.parent ? agc_strdup(p->meta.parent) : NULL;
 	r->session.project = p->meta.project ? agc_strdup(p->meta.project) : NULL;
-	r->session.title = p->meta.title ? agc_strdup(p->meta.title) : NULL;
+	r->session.title = agc_title_cut(p->meta.title);
 	r->session.created_ms = p->meta.created_ms;
 	r->session.updated_ms = updated;
 	r->session.bytes = bytes;

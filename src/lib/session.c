@@ -512,6 +512,34 @@ char *agc_plan_abspath(const agc_rootset *rs, size_t root, const char *rel)
 	return agc_strfmt("%s%s%s", base, strcmp(base, "/") == 0 ? "" : "/", rel);
 }
 
+char *agc_title_cut(const char *s)
+{
+	size_t i, chars = 0, cut = 0;
+
+	if (!s || !*s)
+		return NULL;
+	/* Count characters by their lead bytes: a continuation byte (10xxxxxx) starts none, so
+	 * a cut at a lead byte never splits a UTF-8 sequence. */
+	for (i = 0; s[i]; i++) {
+		if (((unsigned char)s[i] & 0xc0) == 0x80)
+			continue;
+		if (chars == AGC_TITLE_MAX - 1)
+			cut = i;
+		if (++chars > AGC_TITLE_MAX) {
+			char *t = malloc(cut + 4);
+
+			if (!t) {
+				agc_error_oom();
+				return NULL;
+			}
+			memcpy(t, s, cut);
+			memcpy(t + cut, "\xe2\x80\xa6", 4); /* U+2026 and the NUL */
+			return t;
+		}
+	}
+	return agc_strdup(s);
+}
+
 /* ---- ls ---------------------------------------------------------------------------------- */
 
 typedef struct ls_row {
@@ -546,7 +574,8 @@ static int ls_add(agc_ls_sink *s, const agc_session_info *in)
 	r->info.id = agc_strdup(in->id);
 	r->info.parent = in->parent ? agc_strdup(in->parent) : NULL;
 	r->info.project = in->project ? agc_strdup(in->project) : NULL;
-	r->info.title = in->title ? agc_strdup(in->title) : NULL;
+	/* one rule for every agent's titles (SPEC "Output", Titles) */
+	r->info.title = agc_title_cut(in->title);
 	if (!r->info.id)
 		return -1;
 	return 0;

@@ -21,4 +21,13 @@ DIR *agc_dir_at(int rootfd, const char *rel);
  * behind (exit 3), never as purged (R8). */
 DIR *agc_plan_dir(agc_plan *p, size_t root, int rootfd, const char *rel);
 
+/* SPEC "Output", Titles: at most AGC_TITLE_MAX characters (code points), a longer one cut on a
+ * character boundary and ended with U+2026. */
+#define AGC_TITLE_MAX 200
+
+/* A title as listings and reports give it: s cut to AGC_TITLE_MAX characters with "…" when
+ * longer; nothing else changes (control characters are the printer's to neutralise). NULL for
+ * NULL or an empty s. malloc'd. */
+char *agc_title_cut(const char *s);
+
 #endif

@@ -25,6 +25,8 @@
 #define HEAD_LINES 50                 /* ls reads at most this many lines of a transcript */
 #define HEAD_BYTES ((uint64_t)1 << 20)
 #define HEAD_LINE_MAX ((size_t)256 * 1024) /* a longer line of a transcript head is skipped */
+#define TAIL_BYTES ((uint64_t)64 << 10) /* ls reads at most this much of a transcript's end */
+#define TITLE_BYTES 1024              /* of a prompt's first line: more than 200 characters */
 #define STARTED_AT_TOLERANCE_MS 15000 /* startedAt is taken a little after the process starts */
 #define DIR_ENTRIES_MAX ((size_t)10 << 20)
 /* R5: a Claude process without a registry entry holds a session whose transcript changed
@@ -648,15 +650,17 @@ static void head_release(head *h)
 	memset(h, 0, sizeof(*h));
 }
 
-/* A one-line title from a prompt: first line, control bytes dropped, at most 80 bytes. */
+/* A one-line title from a prompt or a name: its first non-empty line, C0 controls as spaces,
+ * long enough for agc_title_cut to know whether it is longer than a title may be (the cut
+ * itself is the same for every agent). NULL when nothing is left. */
 static char *make_title(const char *s)
 {
-	char buf[100];
+	char buf[TITLE_BYTES + 1];
 	size_t o = 0;
 
-	while (*s == ' ' || *s == '\n' || *s == '\t')
+	while (*s == ' ' || *s == '\n' || *s == '\r' || *s == '\t')
 		s++;
-	for (; *s && *s != '\n' && o < 80; s++)
+	for (; *s && *s != '\n' && o < TITLE_BYTES; s++)
 		buf[o++] = (unsigned char)*s < 0x20 ? ' ' : *s;
 	/* Stopped inside a UTF-8 sequence: drop its first bytes rather than cut it. */
 	if (((unsigned char)*s & 0xc0) == 0x80) {
@@ -668,7 +672,7 @@ static char *make_title(const char *s)
 	while (o && buf[o - 1] == ' ')
 		o--;
 	buf[o] = '\0';
-	return o ? agc_strdup(buf) : NULL;
+	return o ? agc_title_cut(buf) : NULL;
 }
 
 static const char *prompt_text(const json_t *msg)
@@ -690,29 +694,117 @@ static const char *prompt_text(const json_t *msg)
 	return NULL;
 }
 
-/* Read title, cwd and creation time from the first lines of a transcript, never the whole: a
- * FIFO or a device is never opened, and at most HEAD_BYTES plus one line are read even when
- * the head is one line without an end (R8). */
+/* SPEC "Titles": what Claude writes into a user line for a command (/init, /rename: its
+ * <command-name>, <command-message>, <command-args>) and for a local command's output
+ * (<local-command-stdout>, <local-command-stderr>, <local-command-caveat>) is no prompt a
+ * person typed. */
+static bool command_text(const char *t)
+{
+	while (*t == ' ' || *t == '\n' || *t == '\r' || *t == '\t')
+		t++;
+	return strncmp(t, "<command-", 9) == 0 || strncmp(t, "<local-command-", 15) == 0;
+}
+
+/* The name a user gave the session in a custom-title line (/rename), as a title, or NULL. */
+static char *custom_title(const json_t *j)
+{
+	const char *t = agc_json_str(j, "type"), *v;
+
+	if (!t || strcmp(t, "custom-title") != 0)
+		return NULL;
+	if (!(v = agc_json_str(j, "customTitle")) && !(v = agc_json_str(j, "title")))
+		return NULL;
+	return make_title(v);
+}
+
+/* The last custom-title line in the bounded tail of the transcript (from offset from on, at
+ * most TAIL_BYTES): /rename appends one, and Claude writes its session's name again near the
+ * end when it resumes one, so a listing finds it there without reading the whole file (R8).
+ * Only lines that hold the word are parsed. NULL when there is none. */
+static char *tail_title(int fd, uint64_t size, uint64_t from)
+{
+	uint64_t start = size > TAIL_BYTES ? size - TAIL_BYTES : 0;
+	char *buf, *p, *end, *found = NULL;
+	ssize_t n;
+
+	if (start < from)
+		start = from;
+	if (size <= start)
+		return NULL;
+	buf = malloc((size_t)(size - start) + 1);
+	if (!buf)
+		return NULL;
+	n = pread(fd, buf, (size_t)(size - start), (off_t)start);
+	if (n <= 0) {
+		free(buf);
+		return NULL;
+	}
+	buf[n] = '\0';
+	p = buf;
+	end = buf + n;
+	/* a tail that starts inside a line starts at the next one */
+	if (start > from && start > 0) {
+		char before;
+
+		if (pread(fd, &before, 1, (off_t)start - 1) != 1 || before != '\n') {
+			p = memchr(p, '\n', (size_t)(end - p));
+			p = p ? p + 1 : end;
+		}
+	}
+	while (p < end) {
+		char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
+
+		/* a last line without its end may still be being written: it is not read */
+		if (!nl)
+			break;
+		if (len && memmem(p, len, "custom-title", 12)) {
+			json_t *j = agc_json_parse(p, len);
+			char *t = custom_title(j);
+
+			json_decref(j);
+			if (t) {
+				free(found);
+				found = t;
+			}
+		}
+		p += len + 1;
+	}
+	free(buf);
+	return found;
+}
+
+/* Read title, cwd and creation time from the first lines of a transcript, and the name a user
+ * gave it from its last lines, never the whole: a FIFO or a device is never opened, and at
+ * most HEAD_BYTES plus one line, then TAIL_BYTES, are read even when the head is one line
+ * without an end (R8). SPEC "Titles": the user's name (the last custom-title line) first,
+ * else the first prompt a person typed: not a meta line, not a command or its output, not a
+ * sub-agent's. */
 static void read_head(int dirfd_, const char *name, head *h)
 {
-	int fd = agc_open_file_at(dirfd_, name, 0, NULL);
+	struct stat st;
+	int fd = agc_open_file_at(dirfd_, name, 0, &st);
 	agc_lines lr;
 	const char *line;
 	size_t len;
 	bool toolong;
-	int n = 0;
-	char *custom = NULL;
+	int n = 0, rc = 0;
+	char *custom = NULL, *t;
 
 	memset(h, 0, sizeof(*h));
 	if (fd < 0)
 		return;
 	agc_lines_init(&lr, fd, HEAD_LINE_MAX);
 	agc_lines_limit(&lr, HEAD_BYTES + HEAD_LINE_MAX);
-	while (n++ < HEAD_LINES && lr.offset < HEAD_BYTES && agc_lines_next(&lr, &line, &len, &toolong) == 1) {
+	while (n++ < HEAD_LINES && lr.offset < HEAD_BYTES &&
+	       (rc = agc_lines_next(&lr, &line, &len, &toolong)) == 1) {
 		json_t *j;
-		const char *t, *v;
+		const char *ty, *v;
 
 		if (toolong || !len)
+			continue;
+		/* once the rest is known, only a name given later in the head is worth parsing */
+		if (h->cwd && h->title && h->created_ms && !memmem(line, len, "custom-title", 12))
 			continue;
 		j = agc_json_parse(line, len);
 		if (!j)
@@ -721,23 +813,28 @@ static void read_head(int dirfd_, const char *name, head *h)
 			h->cwd = agc_strdup(v);
 		if (!h->created_ms && (v = agc_json_str(j, "timestamp")))
 			agc_time_parse_iso(v, &h->created_ms);
-		t = agc_json_str(j, "type");
-		if (t && !custom && strcmp(t, "custom-title") == 0 &&
-		    ((v = agc_json_str(j, "customTitle")) || (v = agc_json_str(j, "title"))))
-			custom = make_title(v);
-		if (t && !h->title && strcmp(t, "summary") == 0 && (v = agc_json_str(j, "summary")))
-			h->title = make_title(v);
-		if (t && !h->title && strcmp(t, "user") == 0 && !json_is_true(json_object_get(j, "isMeta")) &&
+		ty = agc_json_str(j, "type");
+		if ((t = custom_title(j))) {
+			free(custom);
+			custom = t;
+		}
+		if (ty && !h->title && strcmp(ty, "user") == 0 && !json_is_true(json_object_get(j, "isMeta")) &&
 		    !json_is_true(json_object_get(j, "isSidechain"))) {
 			const char *pt = prompt_text(json_object_get(j, "message"));
 
-			if (pt)
+			if (pt && !command_text(pt))
 				h->title = make_title(pt);
 		}
 		json_decref(j);
-		/* Enough to list it: a custom title later in the file is not worth reading on. */
-		if (h->cwd && h->title && h->created_ms)
-			break;
+	}
+	/* The user's name may come later than the head: it is looked for in the tail, and the
+	 * last one wins (a second /rename). All of the file was read when the reader ended. */
+	if (rc == 1 || lr.capped) {
+		t = tail_title(fd, (uint64_t)st.st_size, lr.offset);
+		if (t) {
+			free(custom);
+			custom = t;
+		}
 	}
 	if (custom) {
 		free(h->title);
