@@ -70,7 +70,8 @@ typedef struct agc_artifact {
 	const char *last;   /* dirs: a child name removed after all others (static) */
 	char kind;          /* 'f' file, 'd' dir, 'l' link, 'o' other */
 	bool behind_link;   /* discovery looked through a symlinked dir to see it */
-	uint64_t bytes;
+	uint64_t bytes;     /* SPEC "Output", Sizes: agc_size_entry of it (not for the gate) */
+	uint64_t disk;
 	int64_t mtime_ms;
 	dev_t dev;
 	ino_t ino;
@@ -109,7 +110,7 @@ typedef struct agc_rowset {
 	char *table;
 	char *column;
 	char *via_local, *via_table, *via_key, *via_column;
-	uint64_t count, bytes;
+	uint64_t count, bytes;  /* bytes: agc_db_row_size_sql summed over the rows */
 } agc_rowset;
 
 /* A file the gate watches that is not removed: a database every session shares. */

@@ -95,17 +95,15 @@ static int discover(agc_ctx *ctx, size_t agent, const char *canon, agc_plan *p, 
 
 static void fill_session(agc_report *r, const agc_plan *p)
 {
-	uint64_t bytes = 0;
+	agc_size sz;
 	int64_t updated = p->meta.updated_ms;
 	size_t i;
 
-	for (i = 0; i < p->arts.n; i++) {
-		bytes += p->arts.v[i].bytes;
+	for (i = 0; i < p->arts.n; i++)
 		if (p->arts.v[i].mtime_ms > updated)
 			updated = p->arts.v[i].mtime_ms;
-	}
-	for (i = 0; i < p->rows.n; i++)
-		bytes += p->rows.v[i].bytes;
+	/* SPEC "Sizes": the figure ls gives, from what the report lists */
+	agc_plan_size(p, &sz);
 	r->has_session = true;
 	r->session.agent = p->ad->name;
 	r->session.id = agc_strdup(p->id);
@@ -114,7 +112,8 @@ static void fill_session(agc_report *r, const agc_plan *p)
 	r->session.title = agc_title_cut(p->meta.title);
 	r->session.created_ms = p->meta.created_ms;
 	r->session.updated_ms = updated;
-	r->session.bytes = bytes;
+	r->session.bytes = sz.bytes;
+	r->session.disk = sz.disk;
 	r->session.live = p->meta.live || p->holders.n > 0;
 }
 

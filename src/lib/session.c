@@ -233,23 +233,37 @@ int agc_plan_add_art(agc_plan *p, size_t root, const char *rel, const char *sess
 	a->mtime_ms = (int64_t)st.st_mtim.tv_sec * 1000 + st.st_mtim.tv_nsec / 1000000;
 	a->kind = S_ISDIR(st.st_mode) ? 'd' : S_ISLNK(st.st_mode) ? 'l' : S_ISREG(st.st_mode) ? 'f' : 'o';
 	a->bytes = S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
+	a->disk = (uint64_t)st.st_blocks * 512;
 	ws = agc_walk_parent(rootfd, rel, &dfd, &leaf, &err);
-	if (ws == AGC_WALK_OK)
-		close(dfd);
 	/* Only a link (or a non-dir) on the way means it was seen through a link; a dir we may
 	 * not open is an ordinary artifact whose removal will say why it failed. */
-	else if (ws == AGC_WALK_SYMLINK || ws == AGC_WALK_NOTDIR)
+	if (ws == AGC_WALK_SYMLINK || ws == AGC_WALK_NOTDIR) {
 		a->behind_link = true;
-	/* Sizes are for reports; the gate walks dirs itself and needs none. */
-	if (a->kind == 'd' && !a->behind_link && !p->gate_only) {
-		uint64_t bytes;
-		int64_t mt;
+		/* measured all the same, read-only through the link: its size is the session's
+		 * (SPEC "Sizes"), whether or not it can be removed */
+		if (a->kind == 'd' && !p->gate_only) {
+			const char *slash = strrchr(rel, '/');
+			char *parent = slash ? agc_strndup(rel, (size_t)(slash - rel)) : NULL;
 
-		if (agc_remove_measure(rootfd, rel, 1000000, &bytes, &mt) == 0) {
-			a->bytes = bytes;
-			if (mt > a->mtime_ms)
-				a->mtime_ms = mt;
+			dfd = parent ? openat(rootfd, parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+			leaf = slash ? slash + 1 : rel;
+			free(parent);
+			ws = dfd >= 0 ? AGC_WALK_OK : ws;
 		}
+	}
+	/* Sizes are for reports; the gate walks dirs itself and needs none. */
+	if (ws == AGC_WALK_OK) {
+		if (a->kind == 'd' && !p->gate_only) {
+			agc_size sz = {0};
+			int64_t mt = a->mtime_ms;
+
+			if (agc_size_entry(dfd, leaf, &st, &sz, &mt) == 0) {
+				a->bytes = sz.bytes;
+				a->disk = sz.disk;
+				a->mtime_ms = mt;
+			}
+		}
+		close(dfd);
 	}
 	return 1;
 }
@@ -456,15 +470,17 @@ int agc_plan_count_rows(agc_plan *p, sqlite3 *db, size_t dbi)
 	for (i = 0; i < p->rows.n && rc == 0; i++) {
 		agc_rowset *rs = &p->rows.v[i];
 		sqlite3_stmt *st = NULL;
-		char *sql;
+		char *sql, *size, *sel;
 		int src;
 
 		if (rs->db != dbi)
 			continue;
-		/* the size of a row is taken as the length of its data column, where it has one */
-		sql = agc_rows_sql(rs, agc_db_has_column(db, rs->table, "data")
-					       ? "count(*), coalesce(sum(length(\"data\")), 0)"
-					       : "count(*), 0");
+		/* SPEC "Sizes": the stored size of a row, the bytes of its column values */
+		size = agc_db_row_size_sql(db, rs->table, NULL);
+		sel = size ? agc_strfmt("count(*), coalesce(sum(%s), 0)", size) : NULL;
+		sql = sel ? agc_rows_sql(rs, sel) : NULL;
+		free(size);
+		free(sel);
 		if (!sql)
 			return free(ids), -1;
 		src = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
@@ -510,6 +526,63 @@ char *agc_plan_abspath(const agc_rootset *rs, size_t root, const char *rel)
 	if (!rel || !*rel)
 		return agc_strdup(base);
 	return agc_strfmt("%s%s%s", base, strcmp(base, "/") == 0 ? "" : "/", rel);
+}
+
+int agc_size_entry(int dirfd, const char *name, const struct stat *st, agc_size *sz,
+		   int64_t *mtime_ms)
+{
+	uint64_t b = 0, d = 0;
+	int64_t mt = 0;
+	int rc = agc_remove_size_in(dirfd, name, st, AGC_SIZE_MAX_ENTRIES, &b, &d, &mt);
+
+	if (rc != 0)
+		return rc;
+	sz->bytes += b;
+	sz->disk += d;
+	if (mtime_ms && mt > *mtime_ms)
+		*mtime_ms = mt;
+	return 0;
+}
+
+int agc_size_at(int rootfd, const char *rel, agc_size *sz, int64_t *mtime_ms)
+{
+	const char *slash = strrchr(rel, '/');
+	char *parent;
+	struct stat st;
+	int pfd, rc;
+
+	if (!agc_walk_rel_ok(rel))
+		return 0;
+	if (!slash)
+		return agc_size_entry(rootfd, rel, NULL, sz, mtime_ms) == 0 ? 1 : 0;
+	parent = agc_strndup(rel, (size_t)(slash - rel));
+	pfd = parent ? openat(rootfd, parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+	free(parent);
+	if (pfd < 0)
+		return errno == ENOENT || errno == ENOTDIR ? 0 : -1;
+	if (fstatat(pfd, slash + 1, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		rc = errno == ENOENT || errno == ENOTDIR ? 0 : -1;
+	} else {
+		rc = agc_size_entry(pfd, slash + 1, &st, sz, mtime_ms);
+		rc = rc == 0 ? 1 : rc == AGC_ENOTFOUND ? 0 : -1;
+	}
+	close(pfd);
+	return rc;
+}
+
+void agc_plan_size(const agc_plan *p, agc_size *out)
+{
+	size_t i;
+
+	memset(out, 0, sizeof(*out));
+	for (i = 0; i < p->arts.n; i++) {
+		out->bytes += p->arts.v[i].bytes;
+		out->disk += p->arts.v[i].disk;
+	}
+	for (i = 0; i < p->rows.n; i++)
+		out->bytes += p->rows.v[i].bytes;
+	for (i = 0; i < p->lines.n; i++)
+		out->bytes += p->lines.v[i].bytes;
 }
 
 char *agc_title_cut(const char *s)

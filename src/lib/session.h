@@ -3,6 +3,7 @@
 #define AGC_SESSION_H
 
 #include <dirent.h>
+#include <sys/stat.h>
 
 #include "core.h"
 
@@ -20,6 +21,33 @@ DIR *agc_dir_at(int rootfd, const char *rel);
 /* The same, noting a dir that exists but cannot be read, so the session is reported as left
  * behind (exit 3), never as purged (R8). */
 DIR *agc_plan_dir(agc_plan *p, size_t root, int rootfd, const char *rel);
+
+/* SPEC "Output", Sizes: the figures of a session, the same for ls, show, purge and dry runs.
+ * bytes: the apparent size (st_size) of every regular file of the session, those inside its
+ * dirs included, plus the stored size of its rows (agc_db_row_size_sql) and of its lines in
+ * shared files (each line with its newline). disk: st_blocks x 512 of every entry of its
+ * files and dirs. */
+typedef struct agc_size {
+	uint64_t bytes;
+	uint64_t disk;
+} agc_size;
+
+#define AGC_SIZE_MAX_ENTRIES 1000000 /* entries measured inside one artifact (R8) */
+
+/* Add the figures of the entry name of the open dir dirfd (borrowed; st its lstat, or NULL):
+ * a file, a link, or a dir with everything inside it, never through a link or into a mount
+ * point. The one function every listing and discovery measures an artifact with. *mtime_ms
+ * (may be NULL) is raised to the newest mtime seen. Returns 0, AGC_ENOTFOUND or -1. */
+int agc_size_entry(int dirfd, const char *name, const struct stat *st, agc_size *sz,
+		   int64_t *mtime_ms);
+
+/* agc_size_entry of rel beneath rootfd (borrowed), lstat'ed there with the dirs on the way
+ * looked through read-only, as discovery looks (the removal never follows them). Returns 1
+ * when it was there and measured, 0 when it does not exist, -1 when it could not be. */
+int agc_size_at(int rootfd, const char *rel, agc_size *sz, int64_t *mtime_ms);
+
+/* The figures of everything a plan holds: its artifacts, its row sets, its line sets. */
+void agc_plan_size(const agc_plan *p, agc_size *out);
 
 /* SPEC "Output", Titles: at most AGC_TITLE_MAX characters (code points), a longer one cut on a
  * character boundary and ended with U+2026. */

@@ -1060,7 +1060,7 @@ static bool oc_exempt(const char *argv, size_t len, void *ud)
 typedef struct orow {
 	char *id, *parent, *title, *dir, *slug;
 	int64_t created, updated;
-	uint64_t bytes;
+	agc_size sz;    /* SPEC "Sizes": what discovery would find of it, children added later */
 } orow;
 
 typedef struct orows {
@@ -1090,6 +1090,104 @@ static char *col_dup(sqlite3_stmt *st, int i)
 	return v ? agc_strdup(v) : NULL;
 }
 
+/* Run sql (key, size) and add each size to the row of that key. */
+static void charge_sql(orows *slice, sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *st = NULL;
+
+	if (!sql || sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+		sqlite3_finalize(st);
+		return;
+	}
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *id = (const char *)sqlite3_column_text(st, 0);
+		orow *w = id ? orow_bsearch(slice, id) : NULL;
+
+		if (w)
+			w->sz.bytes += (uint64_t)sqlite3_column_int64(st, 1);
+	}
+	sqlite3_finalize(st);
+}
+
+/* The rows of table t that discovery puts in a session's plan (db_rowsets): a session table by
+ * "id"; any other by "session_id" and by "aggregate_id"; parts also through their message
+ * (a part whose message is another session's counts in both, as both plans hold it). */
+static void charge_table(orows *slice, sqlite3 *db, const schema *s, const char *t)
+{
+	char *ti = agc_db_ident(t), *size = agc_db_row_size_sql(db, t, NULL), *sql;
+	bool is_sess = false;
+	size_t k;
+
+	for (k = 0; k < s->nsess; k++)
+		is_sess |= strcmp(t, s->sess[k]) == 0;
+	if (!ti || !size)
+		goto out;
+	if (is_sess) {
+		sql = agc_strfmt("SELECT \"id\", sum(%s) FROM %s GROUP BY 1", size, ti);
+		charge_sql(slice, db, sql);
+		free(sql);
+		goto out;
+	}
+	if (agc_db_has_column(db, t, "session_id")) {
+		sql = agc_strfmt("SELECT \"session_id\", sum(%s) FROM %s GROUP BY 1", size, ti);
+		charge_sql(slice, db, sql);
+		free(sql);
+	}
+	if (strcmp(t, "part") == 0 && agc_db_has_column(db, t, "message_id") && has_table(s, "message") &&
+	    agc_db_has_column(db, "message", "id") && agc_db_has_column(db, "message", "session_id")) {
+		char *psize = agc_db_row_size_sql(db, t, "p");
+		bool direct = agc_db_has_column(db, t, "session_id");
+
+		sql = psize ? agc_strfmt("SELECT m.\"session_id\", sum(%s) FROM %s AS p JOIN \"message\" AS m "
+					 "ON m.\"id\" = p.\"message_id\"%s GROUP BY 1",
+					 psize, ti, direct ? " WHERE p.\"session_id\" IS NOT m.\"session_id\"" : "")
+			    : NULL;
+		charge_sql(slice, db, sql);
+		free(sql);
+		free(psize);
+	}
+	if (agc_db_has_column(db, t, "aggregate_id")) {
+		sql = agc_strfmt("SELECT \"aggregate_id\", sum(%s) FROM %s GROUP BY 1", size, ti);
+		charge_sql(slice, db, sql);
+		free(sql);
+	}
+out:
+	free(ti);
+	free(size);
+}
+
+/* The plan file of a session in its project's worktree (<worktree>/.opencode/plans/), where
+ * discovery's add_plan looks: the worktree from the agent's project table, resolved once. */
+static void charge_worktree_plan(orow *w, sqlite3 *db, const char *project_id)
+{
+	sqlite3_stmt *st = NULL;
+	char rel[600];
+
+	if (!project_id || !agc_id_path_safe(w->slug) || strlen(w->slug) > 200 ||
+	    !agc_db_has_column(db, "project", "worktree"))
+		return;
+	snprintf(rel, sizeof(rel), ".opencode/plans/%lld-%s.md", (long long)w->created, w->slug);
+	if (!agc_walk_rel_ok(rel) ||
+	    sqlite3_prepare_v2(db, "SELECT \"worktree\" FROM \"project\" WHERE \"id\" = ?1", -1, &st, NULL) !=
+		    SQLITE_OK) {
+		sqlite3_finalize(st);
+		return;
+	}
+	sqlite3_bind_text(st, 1, project_id, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		const char *wt = (const char *)sqlite3_column_text(st, 0);
+		char *real = wt && wt[0] == '/' && strcmp(wt, "/") != 0 ? realpath(wt, NULL) : NULL;
+		int fd = real ? agc_walk_open_root(real) : -1;
+
+		if (fd >= 0) {
+			agc_size_at(fd, rel, &w->sz, NULL);
+			close(fd);
+		}
+		free(real);
+	}
+	sqlite3_finalize(st);
+}
+
 /* The sessions of one readable store (a linked one too: a listing only reads). */
 static int list_store(orows *rows, const store *sto)
 {
@@ -1104,10 +1202,11 @@ static int list_store(orows *rows, const store *sto)
 		bool tc = agc_db_has_column(db, s.sess[k], "time_created");
 		bool tu = agc_db_has_column(db, s.sess[k], "time_updated");
 		bool slug = agc_db_has_column(db, s.sess[k], "slug");
-		char *sql = t ? agc_strfmt("SELECT \"id\", \"parent_id\", %s, %s, %s, %s, %s FROM %s",
+		bool proj = agc_db_has_column(db, s.sess[k], "project_id");
+		char *sql = t ? agc_strfmt("SELECT \"id\", \"parent_id\", %s, %s, %s, %s, %s, %s FROM %s",
 					   title ? "\"title\"" : "NULL", dir ? "\"directory\"" : "NULL",
 					   tc ? "\"time_created\"" : "0", tu ? "\"time_updated\"" : "0",
-					   slug ? "\"slug\"" : "NULL", t)
+					   slug ? "\"slug\"" : "NULL", proj ? "\"project_id\"" : "NULL", t)
 			      : NULL;
 		sqlite3_stmt *st = NULL;
 
@@ -1141,6 +1240,10 @@ static int list_store(orows *rows, const store *sto)
 			w->created = sqlite3_column_int64(st, 4);
 			w->updated = sqlite3_column_int64(st, 5);
 			w->slug = col_dup(st, 6);
+			/* its plan file in the project's worktree, as discovery finds it (not through a
+			 * linked store, whose names reach no file: R2) */
+			if (!sto->linked && w->slug && w->created > 0)
+				charge_worktree_plan(w, db, (const char *)sqlite3_column_text(st, 7));
 		}
 		sqlite3_finalize(st);
 		/* an empty session table leaves no rows: qsort is never given a NULL array */
@@ -1150,34 +1253,16 @@ static int list_store(orows *rows, const store *sto)
 				qsort(rows->v + base, first_n, sizeof(orow), cmp_orow);
 		}
 	}
-	/* sizes: the data of a session's messages and parts (one pass per table) */
-	if (rows->n > base) {
-		static const char *const sized[] = {"part", "message"};
+	/* SPEC "Sizes": the stored size of every row of the session in every table discovery
+	 * deletes from (db_rowsets), one pass per table; a linked store's rows are not the
+	 * session's to delete, and discovery counts none of them (R2) */
+	if (rows->n > base && !sto->linked) {
 		orows slice = {rows->v + base, rows->n - base, 0};
 
 		if (slice.n > 1)
 			qsort(slice.v, slice.n, sizeof(*slice.v), cmp_orow);
-		for (k = 0; k < 2; k++) {
-			sqlite3_stmt *st = NULL;
-			char *sql;
-
-			if (!has_table(&s, sized[k]) || !agc_db_has_column(db, sized[k], "session_id") ||
-			    !agc_db_has_column(db, sized[k], "data"))
-				continue;
-			sql = agc_strfmt("SELECT \"session_id\", sum(length(\"data\")) FROM \"%s\" GROUP BY \"session_id\"",
-					 sized[k]);
-			if (sql && sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK) {
-				while (sqlite3_step(st) == SQLITE_ROW) {
-					const char *id = (const char *)sqlite3_column_text(st, 0);
-					orow *w = id ? orow_bsearch(&slice, id) : NULL;
-
-					if (w)
-						w->bytes += (uint64_t)sqlite3_column_int64(st, 1);
-				}
-			}
-			sqlite3_finalize(st);
-			free(sql);
-		}
+		for (k = 0; k < s.n; k++)
+			charge_table(&slice, db, &s, s.tables[k]);
 	}
 	return 0;
 }
@@ -1227,14 +1312,6 @@ static void list_legacy(orows *rows, int datafd)
 		qsort(rows->v, rows->n, sizeof(*rows->v), cmp_orow);
 }
 
-static uint64_t file_size_at(int dfd, const char *rel)
-{
-	struct stat st;
-
-	return fstatat(dfd, rel, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
-}
-
-static uint64_t file_size_at(int dfd, const char *rel);
 
 static int charge_session_cb(int pdfd, const char *name, json_t *j, void *ud)
 {
@@ -1249,7 +1326,7 @@ static int charge_session_cb(int pdfd, const char *name, json_t *j, void *ud)
 	memcpy(id, name, nl - 5);
 	id[nl - 5] = '\0';
 	if ((w = orow_bsearch(rows, id)))
-		w->bytes += file_size_at(pdfd, name);
+		agc_size_at(pdfd, name, &w->sz, NULL);
 	return 0;
 }
 
@@ -1266,7 +1343,7 @@ static void charge_files(orows *rows, int datafd)
 
 		if (w->slug && w->created > 0 && agc_id_path_safe(w->slug) && strlen(w->slug) < 200) {
 			snprintf(rel, sizeof(rel), "plans/%lld-%s.md", (long long)w->created, w->slug);
-			w->bytes += file_size_at(datafd, rel);
+			agc_size_at(datafd, rel, &w->sz, NULL);
 		}
 		if (!storage || !agc_id_path_safe(w->id))
 			continue;
@@ -1275,14 +1352,14 @@ static void charge_files(orows *rows, int datafd)
 			size_t k;
 			DIR *d;
 			struct dirent *e;
-			uint64_t b;
-			int64_t mt;
-
 			for (k = 0; k < 3; k++) {
 				snprintf(rel, sizeof(rel), "storage/%s/%s.json", flat[k], w->id);
-				w->bytes += file_size_at(datafd, rel);
+				agc_size_at(datafd, rel, &w->sz, NULL);
 			}
+			/* the message dir whole (discovery takes it whole when all of it names the
+			 * session), then each message's part dir */
 			snprintf(rel, sizeof(rel), "storage/message/%s", w->id);
+			agc_size_at(datafd, rel, &w->sz, NULL);
 			d = agc_dir_at(datafd, rel);
 			while (d && (e = readdir(d))) {
 				size_t nl = strlen(e->d_name);
@@ -1290,10 +1367,8 @@ static void charge_files(orows *rows, int datafd)
 
 				if (nl <= 5 || strncmp(e->d_name, "msg_", 4) != 0)
 					continue;
-				w->bytes += file_size_at(dirfd(d), e->d_name);
 				snprintf(prel, sizeof(prel), "storage/part/%.*s", (int)(nl - 5), e->d_name);
-				if (agc_walk_rel_ok(prel) && agc_remove_measure(datafd, prel, 100000, &b, &mt) == 0)
-					w->bytes += b;
+				agc_size_at(datafd, prel, &w->sz, NULL);
 			}
 			if (d)
 				closedir(d);
@@ -1306,6 +1381,7 @@ static void charge_files(orows *rows, int datafd)
 
 static int oc_list(agc_ctx *ctx, const agc_rootset *rs, const agc_ls_opts *opts, agc_ls_sink *sink)
 {
+	agc_size *own;
 	orows rows = {0};
 	stores S = {.rs = rs};
 	int datafd = rs->v[R_DATA].exists ? agc_walk_open_root(rs->v[R_DATA].real) : -1;
@@ -1326,8 +1402,13 @@ static int oc_list(agc_ctx *ctx, const agc_rootset *rs, const agc_ls_opts *opts,
 		charge_files(&rows, datafd);
 		close(datafd);
 	}
-	/* children's bytes count in every ancestor's */
-	for (i = 0; i < rows.n; i++) {
+	/* children's bytes count in every ancestor's: each row's own figures, taken before any
+	 * is added to, go up its chain once (a grandchild is not counted again through its
+	 * parent) */
+	own = rows.n ? malloc(rows.n * sizeof(*own)) : NULL;
+	for (i = 0; own && i < rows.n; i++)
+		own[i] = rows.v[i].sz;
+	for (i = 0; own && i < rows.n; i++) {
 		orow *c = &rows.v[i];
 		const char *par = c->parent;
 		int depth = 0;
@@ -1339,12 +1420,19 @@ static int oc_list(agc_ctx *ctx, const agc_rootset *rs, const agc_ls_opts *opts,
 
 			if (!up)
 				break;
-			up->bytes += c->bytes;
+			up->sz.bytes += own[i].bytes;
+			up->sz.disk += own[i].disk;
+			/* a cycle of parents ends where it started */
+			if (up == c)
+				break;
 			if (c->updated > up->updated)
 				up->updated = c->updated;
 			par = up->parent;
 		}
 	}
+	if (rows.n && !own)
+		rc = agc_error_oom();
+	free(own);
 	for (i = 0; i < rows.n && rc >= 0; i++) {
 		agc_session_info info = {
 			.agent = "opencode",
@@ -1354,7 +1442,8 @@ static int oc_list(agc_ctx *ctx, const agc_rootset *rs, const agc_ls_opts *opts,
 			.title = rows.v[i].title,
 			.created_ms = rows.v[i].created,
 			.updated_ms = rows.v[i].updated,
-			.bytes = rows.v[i].bytes,
+			.bytes = rows.v[i].sz.bytes,
+			.disk = rows.v[i].sz.disk,
 		};
 
 		if (sink->add(sink, &info) < 0)
