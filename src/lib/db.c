@@ -198,9 +198,7 @@ char *agc_db_row_size_sql(sqlite3 *db, const char *table, const char *alias)
 			rc = -1;
 			break;
 		}
-		term = agc_strfmt(" + CASE typeof(%s%s%s) WHEN 'null' THEN 0 WHEN 'integer' THEN 8 WHEN 'real' "
-				  "THEN 8 ELSE length(CAST(%s%s%s AS BLOB)) END",
-				  pre ? pre : "", pre ? "." : "", c, pre ? pre : "", pre ? "." : "", c);
+		term = agc_strfmt(" + ifnull(length(CAST(%s%s%s AS BLOB)), 0)", pre ? pre : "", pre ? "." : "", c);
 		free(c);
 		rc = term ? agc_buf_add(&out, term, strlen(term)) : -1;
 		free(term);

@@ -27,7 +27,8 @@ void agc_db_strv_free(char **v, size_t n);
 /* Whether table has a column named col (PRAGMA table_info). */
 bool agc_db_has_column(sqlite3 *db, const char *table, const char *col);
 /* SPEC "Output", Sizes: an SQL expression for the stored size of one row of table, the bytes
- * of its column values (TEXT and BLOB their length in bytes, INTEGER and REAL 8, NULL 0), its
+ * of its column values (TEXT and BLOB their length in bytes, a number the length of its text,
+ * NULL 0: length(CAST(value AS BLOB)), one cheap pass however the row is typed), its
  * columns prefixed by "alias." when alias is given. Identifiers come from the table's own
  * schema (table_info), quoted. malloc'd; NULL (error set) on failure. The one rule that show,
  * purge and ls use for rows. */

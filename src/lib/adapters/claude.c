@@ -1,5 +1,6 @@
 /* Claude Code: sessions are files under the config dir and the temp dir
  * (formats/claude-code.md). */
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -1316,8 +1317,9 @@ typedef struct row {
 	char id[AGC_UUID_LEN + 1];
 	char *project;
 	char *title;
+	char *keydir;  /* the projects/ dir its transcript is in (root sessions) */
 	int64_t created_ms, updated_ms;
-	uint64_t bytes;
+	agc_size sz;   /* SPEC "Sizes": every artifact discovery finds of it */
 	bool live;
 	char *parent; /* sub-agents */
 } row;
@@ -1395,54 +1397,322 @@ static DIR *ls_dir(agc_ls_sink *sink, const agc_root *root, int rootfd, const ch
 	return d;
 }
 
-/* Add the size and mtime of the entry leaf of the open dir dfd to the row of the session whose
- * id is the uuid at the start of name. */
-static void charge(rows *r, int dfd, const char *leaf, const char *name)
+/* The root session a name in one of the config dir's flat dirs belongs to, by the names
+ * discovery gives its artifacts there (claude_discover): <S> in file-history/, session-env/,
+ * tasks/, image-cache/, uploads/, jobs/; <S>.txt in debug/; <S>-agent-<A>.json in todos/;
+ * 1p_failed_events.<S>.<...> in telemetry/. A prefix twin (<S>x) is no one's (R4). */
+static row *side_owner(rows *r, const char *dir, const char *name)
 {
+	size_t nl = strlen(name);
 	char id[AGC_UUID_LEN + 1];
-	struct stat st;
-	row *w;
-	uint64_t bytes = 0;
-	int64_t mt = 0;
+	const char *u = name;
 
-	if (strlen(name) < AGC_UUID_LEN || !agc_id_is_uuid(name, AGC_UUID_LEN))
-		return;
-	memcpy(id, name, AGC_UUID_LEN);
-	id[AGC_UUID_LEN] = '\0';
-	w = rows_find(r, id);
-	if (!w || fstatat(dfd, leaf, &st, AT_SYMLINK_NOFOLLOW) < 0)
-		return;
-	if (S_ISDIR(st.st_mode)) {
-		if (agc_remove_measure_in(dfd, leaf, &st, 1000000, &bytes, &mt) != 0)
-			return;
-	} else {
-		bytes = S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
-		mt = ms_of(&st.st_mtim);
+	if (strcmp(dir, "debug") == 0) {
+		if (nl != AGC_UUID_LEN + 4 || strcmp(name + AGC_UUID_LEN, ".txt") != 0)
+			return NULL;
+	} else if (strcmp(dir, "todos") == 0) {
+		if (nl <= AGC_UUID_LEN + 7 + 5 || strncmp(name + AGC_UUID_LEN, "-agent-", 7) != 0 ||
+		    strcmp(name + nl - 5, ".json") != 0)
+			return NULL;
+	} else if (strcmp(dir, "telemetry") == 0) {
+		if (strncmp(name, "1p_failed_events.", 17) != 0 || nl <= 17 + AGC_UUID_LEN + 1 ||
+		    name[17 + AGC_UUID_LEN] != '.')
+			return NULL;
+		u = name + 17;
+	} else if (nl != AGC_UUID_LEN) {
+		return NULL;
 	}
-	w->bytes += bytes;
-	if (mt > w->updated_ms)
-		w->updated_ms = mt;
+	if (!agc_id_is_uuid(u, AGC_UUID_LEN))
+		return NULL;
+	memcpy(id, u, AGC_UUID_LEN);
+	id[AGC_UUID_LEN] = '\0';
+	return rows_find(r, id);
 }
 
-/* Charge every entry of dir (files and dirs keyed by a leading uuid). */
+/* Charge every entry of dir that belongs to a session (side_owner) to it: its figures and its
+ * newest mtime. debug/latest goes with the session whose log it points at. */
 static void charge_dir(rows *r, agc_ls_sink *sink, const agc_root *root, int rootfd, const char *dir)
 {
 	DIR *d = ls_dir(sink, root, rootfd, dir);
 	struct dirent *e;
 	size_t seen = 0;
+	row *w;
 
 	if (!d)
 		return;
 	while ((e = readdir(d)) && seen++ < DIR_ENTRIES_MAX) {
-		const char *name = e->d_name;
-
-		if (name[0] == '.')
+		if (e->d_name[0] == '.' || !(w = side_owner(r, dir, e->d_name)))
 			continue;
-		if (strncmp(name, "1p_failed_events.", 17) == 0)
-			name += 17;
-		charge(r, dirfd(d), e->d_name, name);
+		agc_size_entry(dirfd(d), e->d_name, NULL, &w->sz, &w->updated_ms);
+	}
+	if (strcmp(dir, "debug") == 0) {
+		char target[512];
+		ssize_t tl = readlinkat(dirfd(d), "latest", target, sizeof(target) - 1);
+		const char *base;
+
+		if (tl > 0) {
+			target[tl] = '\0';
+			base = strrchr(target, '/');
+			base = base ? base + 1 : target;
+			if ((w = side_owner(r, "debug", base)))
+				agc_size_entry(dirfd(d), "latest", NULL, &w->sz, &w->updated_ms);
+		}
 	}
 	closedir(d);
+}
+
+/* One key dir of the temp root: <K'>/<S> of every session, or s/<scratch of S> (the
+ * scratchpads, named by a hash of the id: scratch is sorted by name). */
+typedef struct scratch_ent {
+	char name[13];
+	row *w;
+} scratch_ent;
+
+static int cmp_scratch(const void *a, const void *b)
+{
+	return strcmp(((const scratch_ent *)a)->name, ((const scratch_ent *)b)->name);
+}
+
+static void charge_temp_dir(rows *r, agc_ls_sink *sink, const agc_root *root, int tmp, const char *top,
+			    const char *key, const scratch_ent *scratch, size_t nscratch)
+{
+	char rel[4096];
+	DIR *d;
+	struct dirent *e;
+	size_t seen = 0;
+
+	if ((size_t)snprintf(rel, sizeof(rel), "%s/%s", top, key) >= sizeof(rel))
+		return;
+	d = ls_dir(sink, root, tmp, rel);
+	while (d && (e = readdir(d)) && seen++ < DIR_ENTRIES_MAX) {
+		row *w = NULL;
+
+		if (e->d_name[0] == '.')
+			continue;
+		if (strcmp(key, "s") == 0) {
+			scratch_ent k, *hit;
+
+			if (strlen(e->d_name) != 12 || !scratch)
+				continue;
+			memcpy(k.name, e->d_name, 13);
+			hit = bsearch(&k, scratch, nscratch, sizeof(*scratch), cmp_scratch);
+			w = hit ? hit->w : NULL;
+		} else if (strlen(e->d_name) == AGC_UUID_LEN && agc_id_is_uuid(e->d_name, AGC_UUID_LEN)) {
+			w = rows_find(r, e->d_name);
+		}
+		if (w)
+			agc_size_entry(dirfd(d), e->d_name, NULL, &w->sz, &w->updated_ms);
+	}
+	if (d)
+		closedir(d);
+}
+
+/* A paste hash of history.jsonl: the session whose lines reference it, or none when another
+ * line names it too (discover_history leaves such a file: it is shared). */
+typedef struct paste_ent {
+	char *hash;
+	row *owner;
+	bool shared;
+} paste_ent;
+
+typedef struct pastes {
+	paste_ent *v;
+	size_t n, cap;
+	size_t lens[65]; /* hash lengths present */
+} pastes;
+
+static int cmp_paste(const void *a, const void *b)
+{
+	return strcmp(((const paste_ent *)a)->hash, ((const paste_ent *)b)->hash);
+}
+
+/* The root session a history line belongs to, as history_match would say: its sessionId. */
+static row *line_owner(rows *r, const char *line, size_t len)
+{
+	json_t *j = agc_json_parse(line, len);
+	const char *sid = agc_json_str(j, "sessionId");
+	char id[AGC_ID_MAX];
+	row *w = NULL;
+
+	if (sid && agc_id_uuid(sid, id) == 0)
+		w = rows_find(r, id);
+	json_decref(j);
+	return w;
+}
+
+/* Mark shared every known paste hash the line names (any case) unless owner is its owner. */
+static void paste_mentions(pastes *P, const char *line, size_t len, const row *owner)
+{
+	size_t i = 0, run, k, l, at;
+	char cand[65];
+
+	while (i < len) {
+		for (run = 0; i + run < len && isxdigit((unsigned char)line[i + run]); run++)
+			;
+		for (l = 8; run >= 8 && l <= 64 && l <= run; l++) {
+			if (!P->lens[l])
+				continue;
+			for (at = 0; at + l <= run; at++) {
+				paste_ent key, *hit;
+
+				for (k = 0; k < l; k++)
+					cand[k] = (char)tolower((unsigned char)line[i + at + k]);
+				cand[l] = '\0';
+				key.hash = cand;
+				hit = bsearch(&key, P->v, P->n, sizeof(*P->v), cmp_paste);
+				if (hit && hit->owner != owner)
+					hit->shared = true;
+			}
+		}
+		i += run ? run : 1;
+	}
+}
+
+/* history.jsonl, read once for every session (R8: bounded as discovery reads it): each line
+ * with its newline to the session it names, and the paste-cache files only that session's
+ * lines reference (discover_history's two passes, for all sessions at once). */
+static void charge_history(rows *r, int cfg)
+{
+	agc_buf in = AGC_BUF_INIT_MAX(((size_t)1 << 30) + 1);
+	pastes P = {0};
+	const char *s, *end;
+	struct stat st;
+	size_t i;
+	int fd;
+
+	if (fstatat(cfg, "history.jsonl", &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return;
+	fd = agc_open_file_at(cfg, "history.jsonl", S_ISLNK(st.st_mode) ? AGC_OPEN_FOLLOW : 0, NULL);
+	if (fd < 0 || agc_read_fd(fd, "history.jsonl", (size_t)1 << 30, &in) < 0) {
+		agc_buf_release(&in);
+		return;
+	}
+	/* Pass 1: lines to their sessions, paste hashes to the sessions that reference them. */
+	s = agc_buf_cstr(&in);
+	end = s + in.len;
+	while (s < end) {
+		const char *nl = memchr(s, '\n', (size_t)(end - s));
+		size_t len = nl ? (size_t)(nl - s) : (size_t)(end - s);
+		row *w = len <= AGC_LINE_MAX && len ? line_owner(r, s, len) : NULL;
+
+		if (w) {
+			json_t *j = agc_json_parse(s, len);
+			json_t *pc = json_object_get(j, "pastedContents"), *v;
+			const char *k;
+
+			w->sz.bytes += len + (nl ? 1 : 0);
+			json_object_foreach(pc, k, v)
+			{
+				const char *h = agc_json_str(v, "contentHash");
+				paste_ent *e;
+
+				if (!h || !paste_hash_ok(h))
+					continue;
+				for (i = 0; i < P.n && strcmp(P.v[i].hash, h) != 0; i++)
+					;
+				if (i < P.n) {
+					if (P.v[i].owner != w)
+						P.v[i].shared = true;
+					continue;
+				}
+				e = AGC_ARRAY_PUSH(&P, 100000);
+				if (!e || !(e->hash = agc_strdup(h))) {
+					if (e)
+						P.n--;
+					continue;
+				}
+				e->owner = w;
+				e->shared = false;
+				P.lens[strlen(h)]++;
+			}
+			json_decref(j);
+		}
+		s += len + (nl ? 1 : 0);
+	}
+	/* Pass 2: a hash any other line names is shared. */
+	if (P.n) {
+		qsort(P.v, P.n, sizeof(*P.v), cmp_paste);
+		s = agc_buf_cstr(&in);
+		while (s < end) {
+			const char *nl = memchr(s, '\n', (size_t)(end - s));
+			size_t len = nl ? (size_t)(nl - s) : (size_t)(end - s);
+			row *w = len <= AGC_LINE_MAX && len ? line_owner(r, s, len) : NULL;
+
+			paste_mentions(&P, s, len, w);
+			s += len + (nl ? 1 : 0);
+		}
+	}
+	for (i = 0; i < P.n; i++) {
+		char rel[128];
+
+		if (!P.v[i].shared) {
+			snprintf(rel, sizeof(rel), "paste-cache/%s.txt", P.v[i].hash);
+			agc_size_at(cfg, rel, &P.v[i].owner->sz, NULL);
+		}
+		free(P.v[i].hash);
+	}
+	free(P.v);
+	agc_buf_release(&in);
+}
+
+/* Files in a projects/ dir that discovery takes with a session beside its transcript and dir
+ * (discover_projects): the sidecars, in any project dir; the compaction and superseded
+ * copies where the session has its transcript or dir; its dir in another project dir. */
+typedef struct pending {
+	char **v;
+	size_t n, cap;
+} pending;
+
+static void charge_pending(rows *r, int cfg, pending *pd)
+{
+	static const char *const side[] = {".ccr-tip.json", ".precompact.json", ".desktop-released.json"};
+	size_t i, k;
+
+	for (i = 0; i < pd->n; i++) {
+		const char *rel = pd->v[i], *name = strrchr(rel, '/') + 1, *sfx = name + AGC_UUID_LEN;
+		char id[AGC_UUID_LEN + 1], kdir[4096], there[4200];
+		struct stat st;
+		row *w;
+		bool take = false;
+
+		memcpy(id, name, AGC_UUID_LEN);
+		id[AGC_UUID_LEN] = '\0';
+		if (!(w = rows_find(r, id)))
+			continue;
+		snprintf(kdir, sizeof(kdir), "%.*s", (int)(name - 1 - rel), rel);
+		for (k = 0; k < sizeof(side) / sizeof(side[0]); k++)
+			take |= strcmp(sfx, side[k]) == 0;
+		if (!*sfx) {
+			/* the transcript's own dir was measured with it */
+			take = !w->keydir || strcmp(kdir + 9, w->keydir) != 0;
+		} else if (!take) {
+			take = w->keydir && strcmp(kdir + 9, w->keydir) == 0;
+			snprintf(there, sizeof(there), "%s/%s", kdir, id);
+			take |= fstatat(cfg, there, &st, AT_SYMLINK_NOFOLLOW) == 0;
+			snprintf(there, sizeof(there), "%s/%s.jsonl", kdir, id);
+			take |= fstatat(cfg, there, &st, AT_SYMLINK_NOFOLLOW) == 0;
+		}
+		if (take)
+			agc_size_at(cfg, rel, &w->sz, &w->updated_ms);
+	}
+}
+
+/* Whether name (an entry of a project dir) is one charge_pending looks at. */
+static bool pending_name(const char *name)
+{
+	static const char *const side[] = {".ccr-tip.json", ".precompact.json", ".desktop-released.json"};
+	const char *sfx = name + AGC_UUID_LEN;
+	size_t k, nl = strlen(name);
+
+	if (nl < AGC_UUID_LEN || !agc_id_is_uuid(name, AGC_UUID_LEN))
+		return false;
+	if (!*sfx)
+		return true;
+	for (k = 0; k < sizeof(side) / sizeof(side[0]); k++)
+		if (strcmp(sfx, side[k]) == 0)
+			return true;
+	return (strncmp(sfx, ".jsonl.compact.tmp.", 19) == 0 && sfx[19]) ||
+	       (strncmp(sfx, ".jsonl.superseded-", 18) == 0 && sfx[18]);
 }
 
 static int list_subagents_at(rows *r, int cfg, const char *rel, const char *parent,
@@ -1480,8 +1750,8 @@ static int list_subagents_at(rows *r, int cfg, const char *rel, const char *pare
 		memcpy(w->id, aid, sizeof(aid));
 		w->parent = agc_strdup(parent);
 		w->project = project ? agc_strdup(project) : NULL;
-		w->bytes = (uint64_t)st.st_size;
 		w->updated_ms = ms_of(&st.st_mtim);
+		agc_size_entry(dirfd(d), e->d_name, &st, &w->sz, NULL);
 		w->created_ms = w->updated_ms;
 	}
 	closedir(d);
@@ -1496,7 +1766,8 @@ static int list_subagents(rows *r, int cfg, const char *projdir, const char *par
 	return list_subagents_at(r, cfg, rel, parent, project, 0);
 }
 
-static int list_projects(rows *r, agc_ls_sink *sink, const agc_root *root, int cfg, bool children)
+static int list_projects(rows *r, agc_ls_sink *sink, const agc_root *root, int cfg, bool children,
+			 pending *pend)
 {
 	DIR *d = ls_dir(sink, root, cfg, "projects");
 	struct dirent *e;
@@ -1523,8 +1794,19 @@ static int list_projects(rows *r, agc_ls_sink *sink, const agc_root *root, int c
 			size_t before;
 
 			if (nl != AGC_UUID_LEN + 6 || strcmp(f->d_name + AGC_UUID_LEN, ".jsonl") != 0 ||
-			    !agc_id_is_uuid(f->d_name, AGC_UUID_LEN))
+			    !agc_id_is_uuid(f->d_name, AGC_UUID_LEN)) {
+				char **slot;
+
+				/* looked at once every session is known */
+				if (!pending_name(f->d_name) ||
+				    (size_t)snprintf(rel, sizeof(rel), "projects/%s/%s", e->d_name, f->d_name) >=
+					    sizeof(rel) ||
+				    !(slot = AGC_ARRAY_PUSH(pend, DIR_ENTRIES_MAX)))
+					continue;
+				if (!(*slot = agc_strdup(rel)))
+					pend->n--;
 				continue;
+			}
 			if (fstatat(dirfd(pd), f->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
 				continue;
 			read_head(dirfd(pd), f->d_name, &h);
@@ -1541,20 +1823,18 @@ static int list_projects(rows *r, agc_ls_sink *sink, const agc_root *root, int c
 			w->title = h.title;
 			w->created_ms = h.created_ms ? h.created_ms : ms_of(&st.st_mtim);
 			w->updated_ms = ms_of(&st.st_mtim);
-			w->bytes = (uint64_t)st.st_size;
+			w->keydir = agc_strdup(e->d_name);
+			agc_size_entry(dirfd(pd), f->d_name, &st, &w->sz, NULL);
 			before = r->n;
 			/* the session's own dir (sub-agents, tool results) */
 			{
 				struct stat sst;
-				uint64_t b;
-				int64_t mt;
 				const char *sid = r->v[before - 1].id;
 
-				if (fstatat(dirfd(pd), sid, &sst, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(sst.st_mode) &&
-				    agc_remove_measure_in(dirfd(pd), sid, &sst, 1000000, &b, &mt) == 0) {
-					r->v[before - 1].bytes += b;
-					if (mt > r->v[before - 1].updated_ms)
-						r->v[before - 1].updated_ms = mt;
+				if (fstatat(dirfd(pd), sid, &sst, AT_SYMLINK_NOFOLLOW) == 0 &&
+				    agc_size_entry(dirfd(pd), sid, &sst, &r->v[before - 1].sz,
+						   &r->v[before - 1].updated_ms) == 0 &&
+				    S_ISDIR(sst.st_mode)) {
 					if (children) {
 						char pid_[AGC_UUID_LEN + 1];
 
@@ -1581,7 +1861,42 @@ static void mark_all_live(rows *r)
 /* Mark the rows live the gate would call live (R5: ls and in-use never disagree): judged
  * like the gate's registry read, whatever the pid; a registry that cannot be read, or a file
  * of a running pid that cannot be read, leaves every session unable to be shown free. */
-static void mark_live(rows *r, agc_ctx *ctx, agc_ls_sink *sink, const agc_root *root, int cfg)
+/* A stale registry entry goes with the session it names (discover_registry): the file, the
+ * .key files of its pid (of a running pid only those with its procStart) and, when the pid is
+ * dead, its socket in the temp root. */
+static void charge_stale(row *w, DIR *d, const char *name, pid_t pid, const char *proc_start, int tmp)
+{
+	char prefix[32], ps[64] = "";
+	bool alive = agc_proc_alive(pid);
+	struct dirent *e;
+	size_t pl;
+	DIR *d2;
+
+	if (proc_start)
+		snprintf(ps, sizeof(ps), "%s", proc_start);
+	agc_size_entry(dirfd(d), name, NULL, &w->sz, &w->updated_ms);
+	pl = (size_t)snprintf(prefix, sizeof(prefix), "%ld.", (long)pid);
+	d2 = agc_dir_at(dirfd(d), ".");
+	while (d2 && (e = readdir(d2))) {
+		size_t nl = strlen(e->d_name);
+
+		if (strncmp(e->d_name, prefix, pl) != 0 || nl != pl + 64 + 4 || strcmp(e->d_name + nl - 4, ".key") != 0)
+			continue;
+		if (alive && !key_is_ours(dirfd(d2), e->d_name, proc_start ? ps : NULL))
+			continue;
+		agc_size_entry(dirfd(d2), e->d_name, NULL, &w->sz, &w->updated_ms);
+	}
+	if (d2)
+		closedir(d2);
+	if (!alive && tmp >= 0) {
+		char rel[64];
+
+		snprintf(rel, sizeof(rel), "cc-socks/%ld.sock", (long)pid);
+		agc_size_at(tmp, rel, &w->sz, &w->updated_ms);
+	}
+}
+
+static void mark_live(rows *r, agc_ctx *ctx, agc_ls_sink *sink, const agc_root *root, int cfg, int tmp)
 {
 	DIR *d = ls_dir(sink, root, cfg, "sessions");
 	struct dirent *e;
@@ -1645,6 +1960,8 @@ static void mark_live(rows *r, agc_ctx *ctx, agc_ls_sink *sink, const agc_root *
 
 			if (v == AGC_CLAUDE_REG_LIVE || v == AGC_CLAUDE_REG_FOREIGN)
 				w->live = true;
+			else if (v == AGC_CLAUDE_REG_STALE)
+				charge_stale(w, d, e->d_name, pid, agc_json_str(j, "procStart"), tmp);
 		}
 		json_decref(j);
 	}
@@ -1657,6 +1974,9 @@ static int claude_list(agc_ctx *ctx, const agc_rootset *rs, const agc_ls_opts *o
 	static const char *const side[] = {"file-history", "session-env", "tasks", "image-cache",
 					   "uploads", "jobs", "debug", "todos", "telemetry"};
 	rows r = {0};
+	pending pend = {0};
+	scratch_ent *scratch = NULL;
+	size_t nscratch = 0;
 	int cfg = rs->v[R_CONFIG].exists ? agc_walk_open_root(rs->v[R_CONFIG].real) : -1;
 	int tmp = rs->v[R_TEMP].exists ? agc_walk_open_root(rs->v[R_TEMP].real) : -1;
 	size_t i;
@@ -1664,7 +1984,7 @@ static int claude_list(agc_ctx *ctx, const agc_rootset *rs, const agc_ls_opts *o
 
 	if (cfg < 0)
 		goto out;
-	if (list_projects(&r, sink, &rs->v[R_CONFIG], cfg, opts && opts->children) < 0) {
+	if (list_projects(&r, sink, &rs->v[R_CONFIG], cfg, opts && opts->children, &pend) < 0) {
 		rc = -1;
 		goto out;
 	}
@@ -1672,27 +1992,36 @@ static int claude_list(agc_ctx *ctx, const agc_rootset *rs, const agc_ls_opts *o
 		rc = -1;
 		goto out;
 	}
+	/* SPEC "Sizes": every artifact discovery would find of each session, in one pass over
+	 * each dir (not one discovery per session) */
+	charge_pending(&r, cfg, &pend);
 	for (i = 0; i < sizeof(side) / sizeof(side[0]); i++)
 		charge_dir(&r, sink, &rs->v[R_CONFIG], cfg, side[i]);
+	charge_history(&r, cfg);
 	if (tmp >= 0) {
 		char top[64];
 		DIR *d;
 		struct dirent *e;
 
+		scratch = r.n ? calloc(r.n, sizeof(*scratch)) : NULL;
+		for (i = 0; scratch && i < r.n; i++)
+			if (!r.v[i].parent) {
+				agc_claude_scratch_name(r.v[i].id, scratch[nscratch].name);
+				scratch[nscratch++].w = &r.v[i];
+			}
+		if (nscratch > 1)
+			qsort(scratch, nscratch, sizeof(*scratch), cmp_scratch);
 		snprintf(top, sizeof(top), "claude-%lu", (unsigned long)ctx->home_uid);
 		d = ls_dir(sink, &rs->v[R_TEMP], tmp, top);
 		while (d && (e = readdir(d))) {
-			char rel[4096];
-
-			if (e->d_name[0] == '.' || strcmp(e->d_name, "s") == 0)
+			if (e->d_name[0] == '.' || !agc_id_path_safe(e->d_name))
 				continue;
-			snprintf(rel, sizeof(rel), "%s/%s", top, e->d_name);
-			charge_dir(&r, sink, &rs->v[R_TEMP], tmp, rel);
+			charge_temp_dir(&r, sink, &rs->v[R_TEMP], tmp, top, e->d_name, scratch, nscratch);
 		}
 		if (d)
 			closedir(d);
 	}
-	mark_live(&r, ctx, sink, &rs->v[R_CONFIG], cfg);
+	mark_live(&r, ctx, sink, &rs->v[R_CONFIG], cfg, tmp);
 	for (i = 0; i < r.n; i++) {
 		agc_session_info info = {
 			.agent = "claude",
@@ -1702,7 +2031,8 @@ static int claude_list(agc_ctx *ctx, const agc_rootset *rs, const agc_ls_opts *o
 			.title = r.v[i].title,
 			.created_ms = r.v[i].created_ms,
 			.updated_ms = r.v[i].updated_ms,
-			.bytes = r.v[i].bytes,
+			.bytes = r.v[i].sz.bytes,
+			.disk = r.v[i].sz.disk,
 			.live = r.v[i].live,
 		};
 
@@ -1716,7 +2046,12 @@ out:
 		free(r.v[i].project);
 		free(r.v[i].title);
 		free(r.v[i].parent);
+		free(r.v[i].keydir);
 	}
+	for (i = 0; i < pend.n; i++)
+		free(pend.v[i]);
+	free(pend.v);
+	free(scratch);
 	free(r.v);
 	free(r.slots);
 	if (cfg >= 0)

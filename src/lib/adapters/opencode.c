@@ -1156,36 +1156,73 @@ out:
 	free(size);
 }
 
-/* The plan file of a session in its project's worktree (<worktree>/.opencode/plans/), where
- * discovery's add_plan looks: the worktree from the agent's project table, resolved once. */
-static void charge_worktree_plan(orow *w, sqlite3 *db, const char *project_id)
+/* The worktrees of one store's projects, each resolved and opened once per listing. */
+typedef struct worktree {
+	char *project;
+	int fd;         /* -1: none, or it cannot be opened */
+} worktree;
+
+typedef struct worktrees {
+	worktree *v;
+	size_t n, cap;
+	sqlite3_stmt *q;  /* SELECT worktree FROM project WHERE id = ?1; NULL: no such column */
+} worktrees;
+
+static void worktrees_release(worktrees *W)
 {
-	sqlite3_stmt *st = NULL;
-	char rel[600];
+	size_t i;
 
-	if (!project_id || !agc_id_path_safe(w->slug) || strlen(w->slug) > 200 ||
-	    !agc_db_has_column(db, "project", "worktree"))
-		return;
-	snprintf(rel, sizeof(rel), ".opencode/plans/%lld-%s.md", (long long)w->created, w->slug);
-	if (!agc_walk_rel_ok(rel) ||
-	    sqlite3_prepare_v2(db, "SELECT \"worktree\" FROM \"project\" WHERE \"id\" = ?1", -1, &st, NULL) !=
-		    SQLITE_OK) {
-		sqlite3_finalize(st);
-		return;
+	for (i = 0; i < W->n; i++) {
+		free(W->v[i].project);
+		if (W->v[i].fd >= 0)
+			close(W->v[i].fd);
 	}
-	sqlite3_bind_text(st, 1, project_id, -1, SQLITE_STATIC);
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		const char *wt = (const char *)sqlite3_column_text(st, 0);
-		char *real = wt && wt[0] == '/' && strcmp(wt, "/") != 0 ? realpath(wt, NULL) : NULL;
-		int fd = real ? agc_walk_open_root(real) : -1;
+	free(W->v);
+	sqlite3_finalize(W->q);
+	memset(W, 0, sizeof(*W));
+}
 
-		if (fd >= 0) {
-			agc_size_at(fd, rel, &w->sz, NULL);
-			close(fd);
-		}
+/* The open worktree of a project, as discovery's add_plan derives it: an absolute path other
+ * than "/" from the agent's project table, resolved once. -1 when there is none. */
+static int worktree_fd(worktrees *W, const char *project_id)
+{
+	worktree *t;
+	size_t i;
+
+	for (i = 0; i < W->n; i++)
+		if (strcmp(W->v[i].project, project_id) == 0)
+			return W->v[i].fd;
+	if (!W->q || !(t = AGC_ARRAY_PUSH(W, OC_DIR_MAX)))
+		return -1;
+	t->fd = -1;
+	if (!(t->project = agc_strdup(project_id))) {
+		W->n--;
+		return -1;
+	}
+	sqlite3_reset(W->q);
+	sqlite3_bind_text(W->q, 1, project_id, -1, SQLITE_TRANSIENT);
+	if (sqlite3_step(W->q) == SQLITE_ROW) {
+		const char *wt = (const char *)sqlite3_column_text(W->q, 0);
+		char *real = wt && wt[0] == '/' && strcmp(wt, "/") != 0 ? realpath(wt, NULL) : NULL;
+
+		t->fd = real ? agc_walk_open_root(real) : -1;
 		free(real);
 	}
-	sqlite3_finalize(st);
+	return t->fd;
+}
+
+/* The plan file of a session in its project's worktree (<worktree>/.opencode/plans/), where
+ * discovery's add_plan looks. */
+static void charge_worktree_plan(orow *w, worktrees *W, const char *project_id)
+{
+	char rel[600];
+	int fd;
+
+	if (!project_id || !agc_id_path_safe(w->slug) || strlen(w->slug) > 200)
+		return;
+	snprintf(rel, sizeof(rel), ".opencode/plans/%lld-%s.md", (long long)w->created, w->slug);
+	if (agc_walk_rel_ok(rel) && (fd = worktree_fd(W, project_id)) >= 0)
+		agc_size_at(fd, rel, &w->sz, NULL);
 }
 
 /* The sessions of one readable store (a linked one too: a listing only reads). */
@@ -1194,6 +1231,14 @@ static int list_store(orows *rows, const store *sto)
 	sqlite3 *db = sto->db;
 	const schema s = sto->s;
 	size_t k, base = rows->n, first_n = 0;
+	worktrees W = {0};
+
+	if (agc_db_has_column(db, "project", "worktree") &&
+	    sqlite3_prepare_v2(db, "SELECT \"worktree\" FROM \"project\" WHERE \"id\" = ?1", -1, &W.q, NULL) !=
+		    SQLITE_OK) {
+		sqlite3_finalize(W.q);
+		W.q = NULL;
+	}
 
 	for (k = 0; k < s.nsess; k++) {
 		char *t = agc_db_ident(s.sess[k]);
@@ -1243,7 +1288,7 @@ static int list_store(orows *rows, const store *sto)
 			/* its plan file in the project's worktree, as discovery finds it (not through a
 			 * linked store, whose names reach no file: R2) */
 			if (!sto->linked && w->slug && w->created > 0)
-				charge_worktree_plan(w, db, (const char *)sqlite3_column_text(st, 7));
+				charge_worktree_plan(w, &W, (const char *)sqlite3_column_text(st, 7));
 		}
 		sqlite3_finalize(st);
 		/* an empty session table leaves no rows: qsort is never given a NULL array */
@@ -1264,6 +1309,7 @@ static int list_store(orows *rows, const store *sto)
 		for (k = 0; k < s.n; k++)
 			charge_table(&slice, db, &s, s.tables[k]);
 	}
+	worktrees_release(&W);
 	return 0;
 }
 
