@@ -150,6 +150,7 @@ static void gate_add(gate_files *g, dev_t dev, ino_t ino, const char *label)
 		g->full = true;
 		return;
 	}
+	memset(f, 0, sizeof(*f));
 	f->id.dev = dev;
 	f->id.ino = ino;
 	f->label = label;
@@ -177,7 +178,7 @@ static bool gate(agc_plan *p, agc_report *r)
 	gate_files g = {0};
 	agc_holders h = {0};
 	agc_gate_query q;
-	agc_gate_file project;
+	agc_gate_file project = {0};
 	size_t i;
 
 	for (i = 0; i < p->holders.n; i++)
@@ -962,7 +963,7 @@ static bool checkpoint_one(agc_plan *p, agc_report *r, sqlite3 *db, size_t d)
 static int db_held(agc_plan *p, const char *path)
 {
 	static const char *const sfx[] = {"", "-wal", "-shm"};
-	agc_gate_file files[3];
+	agc_gate_file files[3] = {0};
 	agc_gate_query q;
 	agc_holders h = {0};
 	size_t n = 0, i;

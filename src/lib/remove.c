@@ -693,6 +693,13 @@ int agc_remove_size_in(int dirfd, const char *name, const struct stat *st, uint6
 	return visit_in(dirfd, name, st, max_entries, NULL, NULL, bytes, disk, mtime_ms_out);
 }
 
+int agc_remove_size_visit_in(int dirfd, const char *name, const struct stat *st, uint64_t max_entries,
+			     void (*visit)(const struct stat *st, void *ud), void *ud, uint64_t *bytes,
+			     uint64_t *disk, int64_t *mtime_ms_out)
+{
+	return visit_in(dirfd, name, st, max_entries, visit, ud, bytes, disk, mtime_ms_out);
+}
+
 int agc_remove_visit_in(int dirfd, const char *name, const struct stat *st, uint64_t max_entries,
 			void (*visit)(const struct stat *st, void *ud), void *ud, uint64_t *bytes,
 			int64_t *mtime_ms_out)

@@ -63,6 +63,11 @@ struct stat;
 int agc_remove_size_in(int dirfd, const char *name, const struct stat *st, uint64_t max_entries,
 		       uint64_t *bytes, uint64_t *disk, int64_t *mtime_ms);
 
+/* agc_remove_size_in that also visits every entry inside, as agc_remove_visit does. */
+int agc_remove_size_visit_in(int dirfd, const char *name, const struct stat *st, uint64_t max_entries,
+			     void (*visit)(const struct stat *st, void *ud), void *ud, uint64_t *bytes,
+			     uint64_t *disk, int64_t *mtime_ms);
+
 /* agc_remove_measure that also calls visit with the lstat of every entry inside a directory
  * (not the artifact itself), never of a mount point nor of what lies behind one. */
 int agc_remove_visit(int rootfd, const char *rel, uint64_t max_entries,

@@ -3,6 +3,7 @@
 #define AGC_SESSION_H
 
 #include <dirent.h>
+#include <stdbool.h>
 #include <sys/stat.h>
 
 #include "core.h"
@@ -45,6 +46,23 @@ int agc_size_entry(int dirfd, const char *name, const struct stat *st, agc_size 
  * looked through read-only, as discovery looks (the removal never follows them). Returns 1
  * when it was there and measured, 0 when it does not exist, -1 when it could not be. */
 int agc_size_at(int rootfd, const char *rel, agc_size *sz, int64_t *mtime_ms);
+
+struct agc_ls_sink;
+/* ls (SPEC "Sizes", R5): agc_size_entry of an artifact of gate entry g, which also gives the
+ * gate the artifact (not a link) and every file and dir inside it, when gate is set (an
+ * artifact the in-use gate does not look at: unset). */
+int agc_ls_charge(struct agc_ls_sink *s, size_t g, bool gate, int dirfd, const char *name,
+		  const struct stat *st, agc_size *sz, int64_t *mtime_ms);
+/* The same for rel beneath rootfd, as agc_size_at. */
+int agc_ls_charge_at(struct agc_ls_sink *s, size_t g, bool gate, int rootfd, const char *rel,
+		     agc_size *sz, int64_t *mtime_ms);
+/* The gate entry calls of the sink, safe with AGC_LS_NO_GATE. */
+size_t agc_ls_gate_new(struct agc_ls_sink *s, size_t agent);
+void agc_ls_gate_id(struct agc_ls_sink *s, size_t g, const char *id);
+void agc_ls_gate_file(struct agc_ls_sink *s, size_t g, const struct stat *st);
+void agc_ls_gate_agent_cwd(struct agc_ls_sink *s, size_t g, const struct stat *st);
+void agc_ls_gate_live(struct agc_ls_sink *s, size_t g);
+void agc_ls_gate_parent(struct agc_ls_sink *s, size_t g, size_t parent);
 
 /* The figures of everything a plan holds: its artifacts, its row sets, its line sets. */
 void agc_plan_size(const agc_plan *p, agc_size *out);

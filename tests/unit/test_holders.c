@@ -368,7 +368,7 @@ static void test_holders_environ_live(void **state)
 /* R5: a process with one of the session's files open is a holder, with that file's index. */
 static void test_holders_open_file_live(void **state)
 {
-	agc_gate_file files[2];
+	agc_gate_file files[2] = {0};
 	agc_holders h = {NULL, 0, 0};
 	agc_gate_query q;
 	const agc_holder *x;
@@ -400,7 +400,7 @@ static void test_holders_open_file_live(void **state)
 /* R5: agentgc's own fds never make it a holder. */
 static void test_holders_open_file_self_skipped(void **state)
 {
-	agc_gate_file files[1];
+	agc_gate_file files[1] = {0};
 	agc_holders h = {NULL, 0, 0};
 	agc_gate_query q;
 	int fd;
@@ -427,7 +427,7 @@ static void test_holders_open_file_self_skipped(void **state)
 /* A mapping counts only when maps are asked for: the child closed its fd after mmap. */
 static void test_holders_maps_live(void **state)
 {
-	agc_gate_file files[1];
+	agc_gate_file files[1] = {0};
 	agc_holders h = {NULL, 0, 0};
 	agc_gate_query q;
 	const agc_holder *x;
@@ -474,7 +474,7 @@ static bool exempt_cb(const char *argv, size_t len, void *ud)
 static void test_holders_exempt(void **state)
 {
 	exempt_log log = {0, true, false};
-	agc_gate_file files[1];
+	agc_gate_file files[1] = {0};
 	agc_holders h = {NULL, 0, 0};
 	agc_gate_query q;
 	pid_t child;
@@ -511,7 +511,7 @@ static void test_holders_unreadable_skipped(void **state)
 {
 	char lower[37], mixed[37], argv0[96];
 	const char *ids[1], *names[1] = {"CODEX_THREAD_ID"};
-	agc_gate_file files[1];
+	agc_gate_file files[1] = {0};
 	pid_t holder, byname, child;
 	int status;
 
@@ -609,7 +609,7 @@ static int unstatable_fd_child(const char *base)
 	static const char stat_text[] =
 		"600 (claude) S 1 600 600 0 -1 4194560 1 0 0 0 0 0 0 0 20 0 1 0 1000 5000 100\n";
 	char name[16];
-	agc_gate_file files[1];
+	agc_gate_file files[1] = {0};
 	agc_holders h = {NULL, 0, 0};
 	agc_gate_query q;
 	struct stat st;
@@ -742,7 +742,7 @@ static void test_holders_fake_tree(void **state)
 	static const char id[] = "0b9e8a4e-5f0f-4a5e-9d4b-6c1f4f0a1b2c";
 	const char *ids[1] = {id}, *names[1] = {"CODEX_THREAD_ID"};
 	char argv[256];
-	agc_gate_file files[3];
+	agc_gate_file files[3] = {0};
 	agc_holders h = {NULL, 0, 0};
 	agc_gate_query q;
 	const agc_holder *x;
@@ -831,7 +831,7 @@ static bool accounted_703(pid_t pid, void *ud)
  * for, and only when its argv is the agent's. */
 static void test_holders_cwd(void **state)
 {
-	agc_gate_file files[2], project;
+	agc_gate_file files[2] = {0}, project = {0};
 	agc_holders h = {NULL, 0, 0};
 	agc_gate_query q;
 	const agc_holder *x;
@@ -911,7 +911,7 @@ static void test_holders_maps_only_when_needed(void **state)
 {
 	static const char id[] = "ses_maps";
 	const char *ids[1] = {id};
-	agc_gate_file files[1];
+	agc_gate_file files[1] = {0};
 	agc_holders h = {NULL, 0, 0};
 	agc_gate_query q;
 

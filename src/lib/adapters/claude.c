@@ -542,7 +542,7 @@ static int discover_registry(agc_plan *p, int cfg, const char *id)
 
 /* R5: every process Claude starts for a tool has the session in its environment, and a
  * detached one outlives Claude (formats/claude-code.md §5, item 5). */
-static const char *const claude_env_names[] = {"CLAUDE_CODE_SESSION_ID"};
+static const char *const claude_env_names[] = {"CLAUDE_CODE_SESSION_ID", NULL};
 
 static bool ends_with(const char *s, size_t n, const char *suffix)
 {
@@ -579,10 +579,9 @@ static bool claude_agent_proc(const char *argv, size_t len)
 /* R5: whether a live registry entry accounts for pid: sessions/<pid>.json names a session
  * and its process is the one running (a Claude process of another session is no holder of
  * this one). An entry that cannot be read or judged accounts for nothing. */
-static bool claude_accounted(const agc_plan *p, pid_t pid)
+static bool accounted_in(int cfg, const char *procroot, pid_t pid)
 {
 	agc_buf text = AGC_BUF_INIT_MAX(REGISTRY_MAX + 1);
-	int cfg = p->rootfd[R_CONFIG];
 	char name[32], id[AGC_ID_MAX];
 	const char *sid;
 	bool yes = false;
@@ -596,12 +595,28 @@ static bool claude_accounted(const agc_plan *p, pid_t pid)
 		j = agc_json_parse(text.ptr, text.len);
 		sid = agc_json_str(j, "sessionId");
 		yes = sid && agc_id_uuid(sid, id) == 0 &&
-		      agc_claude_registry_judge(p->ctx->procroot, pid, text.ptr, text.len, id) ==
-			      AGC_CLAUDE_REG_LIVE;
+		      agc_claude_registry_judge(procroot, pid, text.ptr, text.len, id) == AGC_CLAUDE_REG_LIVE;
 		json_decref(j);
 	}
 	closedir(d);
 	agc_buf_release(&text);
+	return yes;
+}
+
+static bool claude_accounted(const agc_plan *p, pid_t pid)
+{
+	return accounted_in(p->rootfd[R_CONFIG], p->ctx->procroot, pid);
+}
+
+/* The same for ls, from the config root (opened for the question: asked only of a Claude
+ * process at the project of a session that changed lately). */
+static bool claude_accounted_ls(agc_ctx *ctx, const agc_rootset *rs, pid_t pid)
+{
+	int cfg = rs->v[R_CONFIG].exists && rs->v[R_CONFIG].real ? agc_walk_open_root(rs->v[R_CONFIG].real) : -1;
+	bool yes = cfg >= 0 && accounted_in(cfg, ctx->procroot, pid);
+
+	if (cfg >= 0)
+		close(cfg);
 	return yes;
 }
 
@@ -1313,6 +1328,14 @@ static int claude_discover(agc_plan *p)
 
 /* ---- listing ------------------------------------------------------------------------------- */
 
+/* This adapter's index in agc_adapter_table, for ls's gate entries. */
+static size_t claude_index(void)
+{
+	int i = agc_agent_find("claude");
+
+	return i < 0 ? 0 : (size_t)i;
+}
+
 typedef struct row {
 	char id[AGC_UUID_LEN + 1];
 	char *project;
@@ -1320,6 +1343,8 @@ typedef struct row {
 	char *keydir;  /* the projects/ dir its transcript is in (root sessions) */
 	int64_t created_ms, updated_ms;
 	agc_size sz;   /* SPEC "Sizes": every artifact discovery finds of it */
+	size_t gate;   /* its entry of ls's gate (R5); a sub-agent's is its parent's */
+	int64_t proj_mtime; /* newest mtime of what the gate sees of it under projects/ */
 	bool live;
 	char *parent; /* sub-agents */
 } row;
@@ -1441,9 +1466,16 @@ static void charge_dir(rows *r, agc_ls_sink *sink, const agc_root *root, int roo
 	if (!d)
 		return;
 	while ((e = readdir(d)) && seen++ < DIR_ENTRIES_MAX) {
+		bool gate;
+
 		if (e->d_name[0] == '.' || !(w = side_owner(r, dir, e->d_name)))
 			continue;
-		agc_size_entry(dirfd(d), e->d_name, NULL, &w->sz, &w->updated_ms);
+		/* what in-use's discovery gives the gate (claude_discover with gate_only): not the
+		 * telemetry files, and of todos/ only the session's own */
+		gate = strcmp(dir, "telemetry") != 0 &&
+		       (strcmp(dir, "todos") != 0 || (strncmp(e->d_name + AGC_UUID_LEN + 7, w->id, AGC_UUID_LEN) == 0 &&
+						       strcmp(e->d_name + 2 * AGC_UUID_LEN + 7, ".json") == 0));
+		agc_ls_charge(sink, w->gate, gate, dirfd(d), e->d_name, NULL, &w->sz, &w->updated_ms);
 	}
 	if (strcmp(dir, "debug") == 0) {
 		char target[512];
@@ -1454,8 +1486,9 @@ static void charge_dir(rows *r, agc_ls_sink *sink, const agc_root *root, int roo
 			target[tl] = '\0';
 			base = strrchr(target, '/');
 			base = base ? base + 1 : target;
+			/* never the gate's (AGC_ART_NO_GATE) */
 			if ((w = side_owner(r, "debug", base)))
-				agc_size_entry(dirfd(d), "latest", NULL, &w->sz, &w->updated_ms);
+				agc_ls_charge(sink, w->gate, false, dirfd(d), "latest", NULL, &w->sz, &w->updated_ms);
 		}
 	}
 	closedir(d);
@@ -1501,7 +1534,7 @@ static void charge_temp_dir(rows *r, agc_ls_sink *sink, const agc_root *root, in
 			w = rows_find(r, e->d_name);
 		}
 		if (w)
-			agc_size_entry(dirfd(d), e->d_name, NULL, &w->sz, &w->updated_ms);
+			agc_ls_charge(sink, w->gate, true, dirfd(d), e->d_name, NULL, &w->sz, &w->updated_ms);
 	}
 	if (d)
 		closedir(d);
@@ -1524,20 +1557,6 @@ typedef struct pastes {
 static int cmp_paste(const void *a, const void *b)
 {
 	return strcmp(((const paste_ent *)a)->hash, ((const paste_ent *)b)->hash);
-}
-
-/* The root session a history line belongs to, as history_match would say: its sessionId. */
-static row *line_owner(rows *r, const char *line, size_t len)
-{
-	json_t *j = agc_json_parse(line, len);
-	const char *sid = agc_json_str(j, "sessionId");
-	char id[AGC_ID_MAX];
-	row *w = NULL;
-
-	if (sid && agc_id_uuid(sid, id) == 0)
-		w = rows_find(r, id);
-	json_decref(j);
-	return w;
 }
 
 /* Mark shared every known paste hash the line names (any case) unless owner is its owner. */
@@ -1575,6 +1594,7 @@ static void charge_history(rows *r, int cfg)
 {
 	agc_buf in = AGC_BUF_INIT_MAX(((size_t)1 << 30) + 1);
 	pastes P = {0};
+	struct { row **v; size_t n, cap; } owners = {0};
 	const char *s, *end;
 	struct stat st;
 	size_t i;
@@ -1587,16 +1607,25 @@ static void charge_history(rows *r, int cfg)
 		agc_buf_release(&in);
 		return;
 	}
-	/* Pass 1: lines to their sessions, paste hashes to the sessions that reference them. */
+	/* Pass 1: lines to their sessions (each line parsed once; its owner kept for pass 2),
+	 * paste hashes to the sessions that reference them. */
 	s = agc_buf_cstr(&in);
 	end = s + in.len;
 	while (s < end) {
 		const char *nl = memchr(s, '\n', (size_t)(end - s));
 		size_t len = nl ? (size_t)(nl - s) : (size_t)(end - s);
-		row *w = len <= AGC_LINE_MAX && len ? line_owner(r, s, len) : NULL;
+		json_t *j = len <= AGC_LINE_MAX && len ? agc_json_parse(s, len) : NULL;
+		const char *sid = agc_json_str(j, "sessionId");
+		char id[AGC_ID_MAX];
+		row *w = sid && agc_id_uuid(sid, id) == 0 ? rows_find(r, id) : NULL;
+		row **slot = AGC_ARRAY_PUSH(&owners, (size_t)1 << 28);
 
+		if (!slot) {
+			json_decref(j);
+			break;
+		}
+		*slot = w;
 		if (w) {
-			json_t *j = agc_json_parse(s, len);
 			json_t *pc = json_object_get(j, "pastedContents"), *v;
 			const char *k;
 
@@ -1625,20 +1654,23 @@ static void charge_history(rows *r, int cfg)
 				e->shared = false;
 				P.lens[strlen(h)]++;
 			}
-			json_decref(j);
 		}
+		json_decref(j);
 		s += len + (nl ? 1 : 0);
 	}
-	/* Pass 2: a hash any other line names is shared. */
+	/* Pass 2: a hash any other line names is shared. Lines pass 1 could not keep an owner
+	 * for are nobody's: what they name is shared (the safe side: the file stays). */
 	if (P.n) {
+		size_t line = 0;
+
 		qsort(P.v, P.n, sizeof(*P.v), cmp_paste);
 		s = agc_buf_cstr(&in);
 		while (s < end) {
 			const char *nl = memchr(s, '\n', (size_t)(end - s));
 			size_t len = nl ? (size_t)(nl - s) : (size_t)(end - s);
-			row *w = len <= AGC_LINE_MAX && len ? line_owner(r, s, len) : NULL;
 
-			paste_mentions(&P, s, len, w);
+			paste_mentions(&P, s, len, line < owners.n ? owners.v[line] : NULL);
+			line++;
 			s += len + (nl ? 1 : 0);
 		}
 	}
@@ -1652,6 +1684,7 @@ static void charge_history(rows *r, int cfg)
 		free(P.v[i].hash);
 	}
 	free(P.v);
+	free(owners.v);
 	agc_buf_release(&in);
 }
 
@@ -1663,7 +1696,7 @@ typedef struct pending {
 	size_t n, cap;
 } pending;
 
-static void charge_pending(rows *r, int cfg, pending *pd)
+static void charge_pending(rows *r, agc_ls_sink *sink, int cfg, pending *pd)
 {
 	static const char *const side[] = {".ccr-tip.json", ".precompact.json", ".desktop-released.json"};
 	size_t i, k;
@@ -1673,7 +1706,7 @@ static void charge_pending(rows *r, int cfg, pending *pd)
 		char id[AGC_UUID_LEN + 1], kdir[4096], there[4200];
 		struct stat st;
 		row *w;
-		bool take = false;
+		bool take = false, has;
 
 		memcpy(id, name, AGC_UUID_LEN);
 		id[AGC_UUID_LEN] = '\0';
@@ -1682,18 +1715,24 @@ static void charge_pending(rows *r, int cfg, pending *pd)
 		snprintf(kdir, sizeof(kdir), "%.*s", (int)(name - 1 - rel), rel);
 		for (k = 0; k < sizeof(side) / sizeof(side[0]); k++)
 			take |= strcmp(sfx, side[k]) == 0;
-		if (!*sfx) {
+		/* the session has its transcript or dir in this project dir */
+		has = w->keydir && strcmp(kdir + 9, w->keydir) == 0;
+		snprintf(there, sizeof(there), "%s/%s", kdir, id);
+		has |= fstatat(cfg, there, &st, AT_SYMLINK_NOFOLLOW) == 0;
+		snprintf(there, sizeof(there), "%s/%s.jsonl", kdir, id);
+		has |= fstatat(cfg, there, &st, AT_SYMLINK_NOFOLLOW) == 0;
+		if (!*sfx)
 			/* the transcript's own dir was measured with it */
 			take = !w->keydir || strcmp(kdir + 9, w->keydir) != 0;
-		} else if (!take) {
-			take = w->keydir && strcmp(kdir + 9, w->keydir) == 0;
-			snprintf(there, sizeof(there), "%s/%s", kdir, id);
-			take |= fstatat(cfg, there, &st, AT_SYMLINK_NOFOLLOW) == 0;
-			snprintf(there, sizeof(there), "%s/%s.jsonl", kdir, id);
-			take |= fstatat(cfg, there, &st, AT_SYMLINK_NOFOLLOW) == 0;
-		}
-		if (take)
-			agc_size_at(cfg, rel, &w->sz, &w->updated_ms);
+		else if (!take)
+			take = has;
+		if (!take)
+			continue;
+		/* the gate (in-use's discovery) looks at side files only next to a transcript or
+		 * session dir, as discover_projects does */
+		agc_ls_charge_at(sink, w->gate, has, cfg, rel, &w->sz, &w->updated_ms);
+		if (has && fstatat(cfg, rel, &st, AT_SYMLINK_NOFOLLOW) == 0 && ms_of(&st.st_mtim) > w->proj_mtime)
+			w->proj_mtime = ms_of(&st.st_mtim);
 	}
 }
 
@@ -1715,8 +1754,11 @@ static bool pending_name(const char *name)
 	       (strncmp(sfx, ".jsonl.superseded-", 18) == 0 && sfx[18]);
 }
 
-static int list_subagents_at(rows *r, int cfg, const char *rel, const char *parent,
-			     const char *project, int depth)
+/* The sub-agents under a session's subagents/ dir, nested dirs included, as discovery's
+ * collect_subagents finds them: their ids hold the session for the gate (R5), and with
+ * children they are listed, under the parent's gate entry. */
+static int list_subagents_at(rows *r, agc_ls_sink *sink, size_t gate, bool children, int cfg,
+			     const char *rel, const char *parent, const char *project, int depth)
 {
 	DIR *d;
 	struct dirent *e;
@@ -1738,16 +1780,20 @@ static int list_subagents_at(rows *r, int cfg, const char *rel, const char *pare
 			char sub[4096];
 
 			if ((size_t)snprintf(sub, sizeof(sub), "%s/%s", rel, e->d_name) < sizeof(sub))
-				list_subagents_at(r, cfg, sub, parent, project, depth + 1);
+				list_subagents_at(r, sink, gate, children, cfg, sub, parent, project, depth + 1);
 			continue;
 		}
 		/* the same grammar as discovery: ls lists no child that purge would not see (R1) */
 		if (!S_ISREG(st.st_mode) || !agc_claude_subagent_file(e->d_name, aid))
 			continue;
+		agc_ls_gate_id(sink, gate, aid);
+		if (!children)
+			continue;
 		w = AGC_ARRAY_PUSH(r, (size_t)1 << 26);
 		if (!w)
 			break;
 		memcpy(w->id, aid, sizeof(aid));
+		w->gate = gate;
 		w->parent = agc_strdup(parent);
 		w->project = project ? agc_strdup(project) : NULL;
 		w->updated_ms = ms_of(&st.st_mtim);
@@ -1758,12 +1804,13 @@ static int list_subagents_at(rows *r, int cfg, const char *rel, const char *pare
 	return 0;
 }
 
-static int list_subagents(rows *r, int cfg, const char *projdir, const char *parent, const char *project)
+static int list_subagents(rows *r, agc_ls_sink *sink, size_t gate, bool children, int cfg,
+			  const char *projdir, const char *parent, const char *project)
 {
 	char rel[4096];
 
 	snprintf(rel, sizeof(rel), "projects/%s/%s/subagents", projdir, parent);
-	return list_subagents_at(r, cfg, rel, parent, project, 0);
+	return list_subagents_at(r, sink, gate, children, cfg, rel, parent, project, 0);
 }
 
 static int list_projects(rows *r, agc_ls_sink *sink, const agc_root *root, int cfg, bool children,
@@ -1823,8 +1870,11 @@ static int list_projects(rows *r, agc_ls_sink *sink, const agc_root *root, int c
 			w->title = h.title;
 			w->created_ms = h.created_ms ? h.created_ms : ms_of(&st.st_mtim);
 			w->updated_ms = ms_of(&st.st_mtim);
+			w->proj_mtime = w->updated_ms;
 			w->keydir = agc_strdup(e->d_name);
-			agc_size_entry(dirfd(pd), f->d_name, &st, &w->sz, NULL);
+			w->gate = agc_ls_gate_new(sink, claude_index());
+			agc_ls_gate_id(sink, w->gate, w->id);
+			agc_ls_charge(sink, w->gate, true, dirfd(pd), f->d_name, &st, &w->sz, NULL);
 			before = r->n;
 			/* the session's own dir (sub-agents, tool results) */
 			{
@@ -1832,15 +1882,17 @@ static int list_projects(rows *r, agc_ls_sink *sink, const agc_root *root, int c
 				const char *sid = r->v[before - 1].id;
 
 				if (fstatat(dirfd(pd), sid, &sst, AT_SYMLINK_NOFOLLOW) == 0 &&
-				    agc_size_entry(dirfd(pd), sid, &sst, &r->v[before - 1].sz,
-						   &r->v[before - 1].updated_ms) == 0 &&
-				    S_ISDIR(sst.st_mode)) {
-					if (children) {
-						char pid_[AGC_UUID_LEN + 1];
+				    agc_ls_charge(sink, r->v[before - 1].gate, true, dirfd(pd), sid, &sst,
+						  &r->v[before - 1].sz, &r->v[before - 1].updated_ms) == 0) {
+					char pid_[AGC_UUID_LEN + 1];
 
-						memcpy(pid_, sid, sizeof(pid_));
-						list_subagents(r, cfg, e->d_name, pid_, r->v[before - 1].project);
-					}
+					/* the gate sees the dir itself, not what is measured in it */
+					if (ms_of(&sst.st_mtim) > r->v[before - 1].proj_mtime)
+						r->v[before - 1].proj_mtime = ms_of(&sst.st_mtim);
+					memcpy(pid_, sid, sizeof(pid_));
+					if (S_ISDIR(sst.st_mode))
+						list_subagents(r, sink, r->v[before - 1].gate, children, cfg, e->d_name, pid_,
+							       r->v[before - 1].project);
 				}
 			}
 		}
@@ -1850,12 +1902,14 @@ static int list_projects(rows *r, agc_ls_sink *sink, const agc_root *root, int c
 	return 0;
 }
 
-static void mark_all_live(rows *r)
+static void mark_all_live(rows *r, agc_ls_sink *sink)
 {
 	size_t i;
 
-	for (i = 0; i < r->n; i++)
+	for (i = 0; i < r->n; i++) {
 		r->v[i].live = true;
+		agc_ls_gate_live(sink, r->v[i].gate);
+	}
 }
 
 /* Mark the rows live the gate would call live (R5: ls and in-use never disagree): judged
@@ -1864,7 +1918,8 @@ static void mark_all_live(rows *r)
 /* A stale registry entry goes with the session it names (discover_registry): the file, the
  * .key files of its pid (of a running pid only those with its procStart) and, when the pid is
  * dead, its socket in the temp root. */
-static void charge_stale(row *w, DIR *d, const char *name, pid_t pid, const char *proc_start, int tmp)
+static void charge_stale(row *w, agc_ls_sink *sink, DIR *d, const char *name, pid_t pid,
+			 const char *proc_start, int tmp)
 {
 	char prefix[32], ps[64] = "";
 	bool alive = agc_proc_alive(pid);
@@ -1874,7 +1929,7 @@ static void charge_stale(row *w, DIR *d, const char *name, pid_t pid, const char
 
 	if (proc_start)
 		snprintf(ps, sizeof(ps), "%s", proc_start);
-	agc_size_entry(dirfd(d), name, NULL, &w->sz, &w->updated_ms);
+	agc_ls_charge(sink, w->gate, true, dirfd(d), name, NULL, &w->sz, &w->updated_ms);
 	pl = (size_t)snprintf(prefix, sizeof(prefix), "%ld.", (long)pid);
 	d2 = agc_dir_at(dirfd(d), ".");
 	while (d2 && (e = readdir(d2))) {
@@ -1884,7 +1939,7 @@ static void charge_stale(row *w, DIR *d, const char *name, pid_t pid, const char
 			continue;
 		if (alive && !key_is_ours(dirfd(d2), e->d_name, proc_start ? ps : NULL))
 			continue;
-		agc_size_entry(dirfd(d2), e->d_name, NULL, &w->sz, &w->updated_ms);
+		agc_ls_charge(sink, w->gate, true, dirfd(d2), e->d_name, NULL, &w->sz, &w->updated_ms);
 	}
 	if (d2)
 		closedir(d2);
@@ -1892,7 +1947,8 @@ static void charge_stale(row *w, DIR *d, const char *name, pid_t pid, const char
 		char rel[64];
 
 		snprintf(rel, sizeof(rel), "cc-socks/%ld.sock", (long)pid);
-		agc_size_at(tmp, rel, &w->sz, &w->updated_ms);
+		/* a socket: never the gate's (AGC_ART_NO_GATE) */
+		agc_ls_charge_at(sink, w->gate, false, tmp, rel, &w->sz, &w->updated_ms);
 	}
 }
 
@@ -1905,7 +1961,7 @@ static void mark_live(rows *r, agc_ctx *ctx, agc_ls_sink *sink, const agc_root *
 
 	if (!d) {
 		if (errno != ENOENT && errno != ENOTDIR)
-			mark_all_live(r);
+			mark_all_live(r, sink);
 		return;
 	}
 	while ((e = readdir(d))) {
@@ -1917,7 +1973,7 @@ static void mark_live(rows *r, agc_ctx *ctx, agc_ls_sink *sink, const agc_root *
 		int rrc;
 
 		if (++seen > DIR_ENTRIES_MAX) {
-			mark_all_live(r);
+			mark_all_live(r, sink);
 			break;
 		}
 		if (!is_pid_json(e->d_name, &pid))
@@ -1929,7 +1985,7 @@ static void mark_live(rows *r, agc_ctx *ctx, agc_ls_sink *sink, const agc_root *
 			/* too big or unreadable: the gate counts it live for any session of a
 			 * running pid */
 			if (agc_proc_alive(pid))
-				mark_all_live(r);
+				mark_all_live(r, sink);
 			continue;
 		}
 		j = agc_json_parse(text.ptr, text.len);
@@ -1949,8 +2005,10 @@ static void mark_live(rows *r, agc_ctx *ctx, agc_ls_sink *sink, const agc_root *
 								 ? text.ptr[k + c] - 'A' + 'a'
 								 : text.ptr[k + c]);
 				cand[AGC_UUID_LEN] = '\0';
-				if (agc_id_is_uuid(cand, AGC_UUID_LEN) && (w = rows_find(r, cand)))
+				if (agc_id_is_uuid(cand, AGC_UUID_LEN) && (w = rows_find(r, cand))) {
 					w->live = true;
+					agc_ls_gate_live(sink, w->gate);
+				}
 			}
 			continue;
 		}
@@ -1958,10 +2016,11 @@ static void mark_live(rows *r, agc_ctx *ctx, agc_ls_sink *sink, const agc_root *
 		if (sid && agc_id_uuid(sid, id) == 0 && (w = rows_find(r, id))) {
 			agc_claude_reg v = agc_claude_registry_judge(ctx->procroot, pid, text.ptr, text.len, id);
 
-			if (v == AGC_CLAUDE_REG_LIVE || v == AGC_CLAUDE_REG_FOREIGN)
+			if (v == AGC_CLAUDE_REG_LIVE || v == AGC_CLAUDE_REG_FOREIGN) {
 				w->live = true;
-			else if (v == AGC_CLAUDE_REG_STALE)
-				charge_stale(w, d, e->d_name, pid, agc_json_str(j, "procStart"), tmp);
+				agc_ls_gate_live(sink, w->gate);
+			} else if (v == AGC_CLAUDE_REG_STALE)
+				charge_stale(w, sink, d, e->d_name, pid, agc_json_str(j, "procStart"), tmp);
 		}
 		json_decref(j);
 	}
@@ -1994,7 +2053,7 @@ static int claude_list(agc_ctx *ctx, const agc_rootset *rs, const agc_ls_opts *o
 	}
 	/* SPEC "Sizes": every artifact discovery would find of each session, in one pass over
 	 * each dir (not one discovery per session) */
-	charge_pending(&r, cfg, &pend);
+	charge_pending(&r, sink, cfg, &pend);
 	for (i = 0; i < sizeof(side) / sizeof(side[0]); i++)
 		charge_dir(&r, sink, &rs->v[R_CONFIG], cfg, side[i]);
 	charge_history(&r, cfg);
@@ -2022,6 +2081,16 @@ static int claude_list(agc_ctx *ctx, const agc_rootset *rs, const agc_ls_opts *o
 			closedir(d);
 	}
 	mark_live(&r, ctx, sink, &rs->v[R_CONFIG], cfg, tmp);
+	/* R5: a Claude process without a registry entry at the project of a session whose
+	 * files under projects/ changed lately holds it, as arm_agent_cwd arms the gate */
+	for (i = 0; i < r.n; i++) {
+		struct stat pst;
+
+		if (r.v[i].parent || !r.v[i].project || ctx->now_ms - r.v[i].proj_mtime > AGENT_CWD_WINDOW_MS)
+			continue;
+		if (stat(r.v[i].project, &pst) == 0 && S_ISDIR(pst.st_mode))
+			agc_ls_gate_agent_cwd(sink, r.v[i].gate, &pst);
+	}
 	for (i = 0; i < r.n; i++) {
 		agc_session_info info = {
 			.agent = "claude",
@@ -2036,7 +2105,7 @@ static int claude_list(agc_ctx *ctx, const agc_rootset *rs, const agc_ls_opts *o
 			.live = r.v[i].live,
 		};
 
-		if (sink->add(sink, &info) < 0) {
+		if (sink->add(sink, &info, r.v[i].gate) < 0) {
 			rc = -1;
 			break;
 		}
@@ -2068,7 +2137,8 @@ const agc_adapter agc_adapter_claude = {
 	.discover = claude_discover,
 	.list = claude_list,
 	.env_names = claude_env_names,
-	.n_env_names = sizeof(claude_env_names) / sizeof(claude_env_names[0]),
+	.n_env_names = sizeof(claude_env_names) / sizeof(claude_env_names[0]) - 1,
 	.agent_proc = claude_agent_proc,
 	.accounted = claude_accounted,
+	.accounted_ls = claude_accounted_ls,
 };

@@ -1057,10 +1057,19 @@ static bool oc_exempt(const char *argv, size_t len, void *ud)
 
 /* ---- listing ---------------------------------------------------------------------------------- */
 
+/* This adapter's index in agc_adapter_table, for ls's gate entries. */
+static size_t oc_index(void)
+{
+	int i = agc_agent_find("opencode");
+
+	return i < 0 ? 0 : (size_t)i;
+}
+
 typedef struct orow {
 	char *id, *parent, *title, *dir, *slug;
 	int64_t created, updated;
 	agc_size sz;    /* SPEC "Sizes": what discovery would find of it, children added later */
+	size_t gate;    /* its entry of ls's gate (R5) */
 } orow;
 
 typedef struct orows {
@@ -1213,7 +1222,7 @@ static int worktree_fd(worktrees *W, const char *project_id)
 
 /* The plan file of a session in its project's worktree (<worktree>/.opencode/plans/), where
  * discovery's add_plan looks. */
-static void charge_worktree_plan(orow *w, worktrees *W, const char *project_id)
+static void charge_worktree_plan(orow *w, agc_ls_sink *sink, worktrees *W, const char *project_id)
 {
 	char rel[600];
 	int fd;
@@ -1222,11 +1231,11 @@ static void charge_worktree_plan(orow *w, worktrees *W, const char *project_id)
 		return;
 	snprintf(rel, sizeof(rel), ".opencode/plans/%lld-%s.md", (long long)w->created, w->slug);
 	if (agc_walk_rel_ok(rel) && (fd = worktree_fd(W, project_id)) >= 0)
-		agc_size_at(fd, rel, &w->sz, NULL);
+		agc_ls_charge_at(sink, w->gate, true, fd, rel, &w->sz, NULL);
 }
 
 /* The sessions of one readable store (a linked one too: a listing only reads). */
-static int list_store(orows *rows, const store *sto)
+static int list_store(orows *rows, const store *sto, agc_ls_sink *sink)
 {
 	sqlite3 *db = sto->db;
 	const schema s = sto->s;
@@ -1285,10 +1294,12 @@ static int list_store(orows *rows, const store *sto)
 			w->created = sqlite3_column_int64(st, 4);
 			w->updated = sqlite3_column_int64(st, 5);
 			w->slug = col_dup(st, 6);
+			w->gate = agc_ls_gate_new(sink, oc_index());
+			agc_ls_gate_id(sink, w->gate, w->id);
 			/* its plan file in the project's worktree, as discovery finds it (not through a
 			 * linked store, whose names reach no file: R2) */
 			if (!sto->linked && w->slug && w->created > 0)
-				charge_worktree_plan(w, &W, (const char *)sqlite3_column_text(st, 7));
+				charge_worktree_plan(w, sink, &W, (const char *)sqlite3_column_text(st, 7));
 		}
 		sqlite3_finalize(st);
 		/* an empty session table leaves no rows: qsort is never given a NULL array */
@@ -1316,6 +1327,7 @@ static int list_store(orows *rows, const store *sto)
 typedef struct legacy_ls {
 	orows *rows;
 	size_t before; /* rows[0..before) are sorted: the database's */
+	agc_ls_sink *sink;
 } legacy_ls;
 
 static int list_legacy_cb(int pdfd, const char *name, json_t *j, void *ud)
@@ -1335,6 +1347,9 @@ static int list_legacy_cb(int pdfd, const char *name, json_t *j, void *ud)
 	if (!w)
 		return -1;
 	w->id = agc_strdup(id);
+	w->gate = agc_ls_gate_new(L->sink, oc_index());
+	if (w->id)
+		agc_ls_gate_id(L->sink, w->gate, w->id);
 	w->parent = (v = agc_json_str(j, "parentID")) ? agc_strdup(v) : NULL;
 	w->title = (v = agc_json_str(j, "title")) ? agc_strdup(v) : NULL;
 	w->dir = (v = agc_json_str(j, "directory")) ? agc_strdup(v) : NULL;
@@ -1349,9 +1364,9 @@ static int list_legacy_cb(int pdfd, const char *name, json_t *j, void *ud)
 
 /* Sessions only in the legacy store (a store newer versions never imported) are listed
  * from their JSON files; rows stays sorted by id. */
-static void list_legacy(orows *rows, int datafd)
+static void list_legacy(orows *rows, int datafd, agc_ls_sink *sink)
 {
-	legacy_ls L = {rows, rows->n};
+	legacy_ls L = {rows, rows->n, sink};
 
 	each_legacy_session(datafd, true, false, list_legacy_cb, &L);
 	if (rows->n > L.before)
@@ -1359,9 +1374,15 @@ static void list_legacy(orows *rows, int datafd)
 }
 
 
+typedef struct charge_ls {
+	orows *rows;
+	agc_ls_sink *sink;
+} charge_ls;
+
 static int charge_session_cb(int pdfd, const char *name, json_t *j, void *ud)
 {
-	orows *rows = ud;
+	charge_ls *C = ud;
+	orows *rows = C->rows;
 	size_t nl = strlen(name);
 	char id[AGC_ID_MAX];
 	orow *w;
@@ -1372,13 +1393,14 @@ static int charge_session_cb(int pdfd, const char *name, json_t *j, void *ud)
 	memcpy(id, name, nl - 5);
 	id[nl - 5] = '\0';
 	if ((w = orow_bsearch(rows, id)))
-		agc_size_at(pdfd, name, &w->sz, NULL);
+		agc_ls_charge_at(C->sink, w->gate, true, pdfd, name, &w->sz, NULL);
 	return 0;
 }
 
 /* bytes also count a session's files: its plan file, and its legacy JSON files */
-static void charge_files(orows *rows, int datafd)
+static void charge_files(orows *rows, int datafd, agc_ls_sink *sink)
 {
+	charge_ls C = {rows, sink};
 	struct stat st;
 	bool storage = fstatat(datafd, "storage", &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
 	size_t i;
@@ -1389,7 +1411,7 @@ static void charge_files(orows *rows, int datafd)
 
 		if (w->slug && w->created > 0 && agc_id_path_safe(w->slug) && strlen(w->slug) < 200) {
 			snprintf(rel, sizeof(rel), "plans/%lld-%s.md", (long long)w->created, w->slug);
-			agc_size_at(datafd, rel, &w->sz, NULL);
+			agc_ls_charge_at(sink, w->gate, true, datafd, rel, &w->sz, NULL);
 		}
 		if (!storage || !agc_id_path_safe(w->id))
 			continue;
@@ -1400,12 +1422,12 @@ static void charge_files(orows *rows, int datafd)
 			struct dirent *e;
 			for (k = 0; k < 3; k++) {
 				snprintf(rel, sizeof(rel), "storage/%s/%s.json", flat[k], w->id);
-				agc_size_at(datafd, rel, &w->sz, NULL);
+				agc_ls_charge_at(sink, w->gate, true, datafd, rel, &w->sz, NULL);
 			}
 			/* the message dir whole (discovery takes it whole when all of it names the
 			 * session), then each message's part dir */
 			snprintf(rel, sizeof(rel), "storage/message/%s", w->id);
-			agc_size_at(datafd, rel, &w->sz, NULL);
+			agc_ls_charge_at(sink, w->gate, true, datafd, rel, &w->sz, NULL);
 			d = agc_dir_at(datafd, rel);
 			while (d && (e = readdir(d))) {
 				size_t nl = strlen(e->d_name);
@@ -1414,7 +1436,7 @@ static void charge_files(orows *rows, int datafd)
 				if (nl <= 5 || strncmp(e->d_name, "msg_", 4) != 0)
 					continue;
 				snprintf(prel, sizeof(prel), "storage/part/%.*s", (int)(nl - 5), e->d_name);
-				agc_size_at(datafd, prel, &w->sz, NULL);
+				agc_ls_charge_at(sink, w->gate, true, datafd, prel, &w->sz, NULL);
 			}
 			if (d)
 				closedir(d);
@@ -1422,7 +1444,7 @@ static void charge_files(orows *rows, int datafd)
 	}
 	/* the session files of the legacy store, wherever their project dir is */
 	if (storage)
-		each_legacy_session(datafd, false, false, charge_session_cb, rows);
+		each_legacy_session(datafd, false, false, charge_session_cb, &C);
 }
 
 static int oc_list(agc_ctx *ctx, const agc_rootset *rs, const agc_ls_opts *opts, agc_ls_sink *sink)
@@ -1440,13 +1462,33 @@ static int oc_list(agc_ctx *ctx, const agc_rootset *rs, const agc_ls_opts *opts,
 	/* a store that cannot be read hides no other store's sessions (R8) */
 	for (i = 0; rc == 0 && i < S.n; i++)
 		if (S.v[i].db)
-			rc = list_store(&rows, &S.v[i]);
+			rc = list_store(&rows, &S.v[i], sink);
 	if (rows.n > 1)
 		qsort(rows.v, rows.n, sizeof(*rows.v), cmp_orow);
 	if (datafd >= 0) {
-		list_legacy(&rows, datafd);
-		charge_files(&rows, datafd);
+		list_legacy(&rows, datafd, sink);
+		charge_files(&rows, datafd, sink);
 		close(datafd);
+	}
+	/* R5: a process holding any store's database, its WAL or shared memory holds every
+	 * session (discover_store watches every readable store for each) */
+	for (i = 0; i < S.n; i++) {
+		static const char *const sfx[] = {"", "-wal", "-shm"};
+		size_t k, j;
+		int rfd;
+
+		if (!S.v[i].db || !rs->v[S.v[i].root].real || (rfd = agc_walk_open_root(rs->v[S.v[i].root].real)) < 0)
+			continue;
+		for (k = 0; k < 3; k++) {
+			char *rel = agc_strfmt("%s%s", S.v[i].rel, sfx[k]);
+			struct stat wst;
+
+			if (rel && agc_walk_rel_ok(rel) && fstatat(rfd, rel, &wst, 0) == 0)
+				for (j = 0; j < rows.n; j++)
+					agc_ls_gate_file(sink, rows.v[j].gate, &wst);
+			free(rel);
+		}
+		close(rfd);
 	}
 	/* children's bytes count in every ancestor's: each row's own figures, taken before any
 	 * is added to, go up its chain once (a grandchild is not counted again through its
@@ -1466,6 +1508,9 @@ static int oc_list(agc_ctx *ctx, const agc_rootset *rs, const agc_ls_opts *opts,
 
 			if (!up)
 				break;
+			/* whatever holds the child holds its ancestors: their purge takes it along */
+			if (depth == 1)
+				agc_ls_gate_parent(sink, c->gate, up->gate);
 			up->sz.bytes += own[i].bytes;
 			up->sz.disk += own[i].disk;
 			/* a cycle of parents ends where it started */
@@ -1492,7 +1537,7 @@ static int oc_list(agc_ctx *ctx, const agc_rootset *rs, const agc_ls_opts *opts,
 			.disk = rows.v[i].sz.disk,
 		};
 
-		if (sink->add(sink, &info) < 0)
+		if (sink->add(sink, &info, rows.v[i].gate) < 0)
 			rc = -1;
 	}
 	for (i = 0; i < rows.n; i++) {
