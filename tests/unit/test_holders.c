@@ -302,6 +302,81 @@ static void test_holders_cmdline_live(void **state)
 	agc_holders_release(&h);
 }
 
+/* SPEC "live in ls": a query of many sessions (ids past the index threshold, each with its
+ * session and its own agent's variables) finds the same holders as one query per session,
+ * each for its session: an id in argv (any case), the id in the variable of its own agent
+ * only, a file of the session open by a process that holds another session already. */
+static void test_holders_many_sessions(void **state)
+{
+	enum { N = 40 };
+	char lower[N][37], mixed[N][37], argv0[128], e1[96], e2[96];
+	char *env1[] = {e1, NULL}, *env2[] = {e2, NULL};
+	const char *ids[N];
+	size_t sess[N];
+	static const char *const claude_vars[] = {"CLAUDE_CODE_SESSION_ID", NULL};
+	const char *const *vars[N];
+	agc_gate_file files[1] = {0};
+	agc_holders h = {NULL, 0, 0};
+	agc_gate_query q;
+	pid_t by_argv, by_env, by_other_env, by_file;
+	size_t i, k;
+
+	(void)state;
+	for (i = 0; i < N; i++) {
+		make_uuid(lower[i], mixed[i]);
+		ids[i] = lower[i];
+		sess[i] = 100 + i;
+		/* ids of even sessions are of an agent without variables */
+		vars[i] = i % 2 ? claude_vars : NULL;
+	}
+	snprintf(argv0, sizeof(argv0), "claude --resume %s", mixed[7]);
+	by_argv = spawn_sleep(argv0, NULL);
+	snprintf(e1, sizeof(e1), "CLAUDE_CODE_SESSION_ID=%s", mixed[9]);
+	by_env = spawn_sleep("sleep", env1);
+	/* session 10's agent has no such variable: no holder */
+	snprintf(e2, sizeof(e2), "CLAUDE_CODE_SESSION_ID=%s", lower[10]);
+	by_other_env = spawn_sleep("sleep", env2);
+	/* this test's own argv names none of the ids; the forked holder holds session 3's file
+	 * and (as a child of this process) nothing else */
+	writes_t("s3.jsonl", "x");
+	files[0].id = devino_t("s3.jsonl");
+	files[0].label = "s3";
+	files[0].session = 103;
+	files[0].no_exempt = true;
+	by_file = spawn_holder("s3.jsonl", true);
+
+	memset(&q, 0, sizeof(q));
+	q.procroot = "/proc";
+	q.ids = ids;
+	q.n_ids = N;
+	q.id_session = sess;
+	q.id_env_names = vars;
+	q.files = files;
+	q.n_files = 1;
+	q.with_maps = true;
+	q.every_session = true;
+	assert_int_equal(agc_holders_scan(&q, &h), 0);
+	for (i = 0, k = 0; i < h.n; i++) {
+		if (h.v[i].pid == by_argv) {
+			assert_int_equal(h.v[i].why, AGC_WHY_CMDLINE);
+			assert_int_equal(h.v[i].session, 107);
+			assert_string_equal(h.v[i].what, lower[7]);
+			k |= 1;
+		} else if (h.v[i].pid == by_env) {
+			assert_int_equal(h.v[i].why, AGC_WHY_ENVIRON);
+			assert_int_equal(h.v[i].session, 109);
+			k |= 2;
+		} else if (h.v[i].pid == by_file) {
+			assert_int_equal(h.v[i].why, AGC_WHY_OPEN_FILE);
+			assert_int_equal(h.v[i].session, 103);
+			k |= 4;
+		}
+		assert_int_not_equal(h.v[i].pid, by_other_env);
+	}
+	assert_int_equal(k, 7);
+	agc_holders_release(&h);
+}
+
 /* R5: agentgc and its ancestors never count by argv, even when their argv holds the id. */
 static void test_holders_cmdline_self_skipped(void **state)
 {
@@ -1006,6 +1081,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_holders_cmdline_live, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_holders_cmdline_self_skipped, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_holders_environ_live, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_holders_many_sessions, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_holders_open_file_live, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_holders_open_file_self_skipped, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_holders_maps_live, setup, teardown),
