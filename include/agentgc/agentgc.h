@@ -81,8 +81,10 @@ typedef struct agc_session_info {
 	const char *title;    /* may be NULL */
 	int64_t created_ms;   /* 0 when unknown */
 	int64_t updated_ms;   /* last activity */
-	uint64_t bytes;       /* every artifact, children included */
-	int live;
+	uint64_t bytes;       /* every artifact, children included: st_size of its files, the stored
+				 size of its rows and of its lines in shared files (SPEC "Sizes") */
+	int live;             /* ls: the in-use gate's answer (R5) */
+	uint64_t disk;        /* st_blocks x 512 of its files and dirs */
 } agc_session_info;
 
 typedef enum agc_sort {

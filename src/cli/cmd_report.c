@@ -143,8 +143,11 @@ static int one(cli *c, const char *what, const char *agent, const char *id, unsi
 				cli_iso(s->updated_ms, iso, sizeof(iso));
 				cli_ago(agc_ctx_now_ms(c->ctx), s->updated_ms, ago, sizeof(ago));
 				printf("  updated  %s (%s)\n", iso, ago);
+				char disk[32];
+
 				cli_size(s->bytes, size, sizeof(size));
-				printf("  size     %s\n  live     %s\n", size,
+				cli_size(s->disk, disk, sizeof(disk));
+				printf("  size     %s (%s on disk)\n  live     %s\n", size, disk,
 				       agc_report_holder_count(r) ? "yes" : "no");
 			}
 			printf("artifacts (%zu):\n", agc_report_removed_count(r));

@@ -523,6 +523,7 @@ json_t *cli_session_json(const agc_session_info *s)
 	json_object_set_new(o, "created", time_or_null(s->created_ms));
 	json_object_set_new(o, "updated", time_or_null(s->updated_ms));
 	json_object_set_new(o, "bytes", json_integer((json_int_t)s->bytes));
+	json_object_set_new(o, "disk", json_integer((json_int_t)s->disk));
 	json_object_set_new(o, "live", json_boolean(s->live));
 	return o;
 }

@@ -70,7 +70,8 @@ typedef struct agc_artifact {
 	const char *last;   /* dirs: a child name removed after all others (static) */
 	char kind;          /* 'f' file, 'd' dir, 'l' link, 'o' other */
 	bool behind_link;   /* discovery looked through a symlinked dir to see it */
-	uint64_t bytes;
+	uint64_t bytes;     /* SPEC "Output", Sizes: agc_size_entry of it (not for the gate) */
+	uint64_t disk;
 	int64_t mtime_ms;
 	dev_t dev;
 	ino_t ino;
@@ -109,7 +110,7 @@ typedef struct agc_rowset {
 	char *table;
 	char *column;
 	char *via_local, *via_table, *via_key, *via_column;
-	uint64_t count, bytes;
+	uint64_t count, bytes;  /* bytes: agc_db_row_size_sql summed over the rows */
 } agc_rowset;
 
 /* A file the gate watches that is not removed: a database every session shares. */
@@ -208,12 +209,29 @@ int agc_plan_count_rows(agc_plan *p, struct sqlite3 *db, size_t dbi);
 int agc_plan_add_watch(agc_plan *p, size_t root, const char *rel);
 bool agc_plan_empty(const agc_plan *p);
 
+#define AGC_LS_NO_GATE ((size_t)-1)
+
 /* What ls collects from an adapter. */
 typedef struct agc_ls_sink {
-	int (*add)(struct agc_ls_sink *s, const agc_session_info *info);
+	/* A session, and the gate entry (gate_new) whose answer is its "live" (AGC_LS_NO_GATE:
+	 * info->live as it is). */
+	int (*add)(struct agc_ls_sink *s, const agc_session_info *info, size_t gate);
 	/* Something the listing could not read, for the caller to say (R2): never skipped
 	 * silently. The message is copied. */
 	void (*warn)(struct agc_ls_sink *s, const char *msg);
+	/* R5, SPEC "live in ls": what the in-use gate of a session would look at, gathered while
+	 * listing, so that one scan of the process table answers for every session. gate_new: a
+	 * session of agent (its index in agc_adapter_table); the others add to it: an id whose
+	 * argv or environment holds it (its own, a child's), a file or dir of it, its project dir
+	 * (agc_adapter.agent_proc's rule), or that it is live already (a registry says so, or it
+	 * cannot be told). Use the agc_ls_gate_* helpers (session.h). */
+	size_t (*gate_new)(struct agc_ls_sink *s, size_t agent);
+	void (*gate_id)(struct agc_ls_sink *s, size_t g, const char *id);
+	void (*gate_file)(struct agc_ls_sink *s, size_t g, dev_t dev, ino_t ino);
+	void (*gate_agent_cwd)(struct agc_ls_sink *s, size_t g, dev_t dev, ino_t ino);
+	void (*gate_live)(struct agc_ls_sink *s, size_t g);
+	/* g is a child of parent: whatever holds g holds parent too (its purge takes g along) */
+	void (*gate_parent)(struct agc_ls_sink *s, size_t g, size_t parent);
 } agc_ls_sink;
 
 typedef struct agc_adapter {
@@ -226,7 +244,8 @@ typedef struct agc_adapter {
 	int (*discover)(agc_plan *plan);
 	/* Stream the agent's sessions (unsorted; the core filters, sorts and limits). */
 	int (*list)(agc_ctx *ctx, const agc_rootset *rs, const agc_ls_opts *opts, agc_ls_sink *sink);
-	/* Environment variables that name the session of a process the agent started. */
+	/* Environment variables that name the session of a process the agent started
+	 * (n_env_names of them, and a NULL after them). */
 	const char *const *env_names;
 	size_t n_env_names;
 	/* A shared service that holds every session's files and never counts as a holder. */
@@ -237,6 +256,8 @@ typedef struct agc_adapter {
 	/* R5: whether a live registry entry of the agent accounts for pid (it runs a session
 	 * of its own). Called from the gate's threads; may be NULL. */
 	bool (*accounted)(const struct agc_plan *p, pid_t pid);
+	/* The same for ls, from the agent's roots. May be NULL. */
+	bool (*accounted_ls)(agc_ctx *ctx, const agc_rootset *rs, pid_t pid);
 } agc_adapter;
 
 extern const agc_adapter *const agc_adapter_table[]; /* NULL-terminated */

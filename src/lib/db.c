@@ -172,6 +172,48 @@ bool agc_db_has_column(sqlite3 *db, const char *table, const char *col)
 	return found;
 }
 
+char *agc_db_row_size_sql(sqlite3 *db, const char *table, const char *alias)
+{
+	sqlite3_stmt *st = NULL;
+	agc_buf out = AGC_BUF_INIT_MAX((size_t)1 << 20);
+	char *pre = alias ? agc_db_ident(alias) : NULL;
+	int rc;
+
+	if (alias && !pre)
+		return NULL;
+	rc = sqlite3_prepare_v2(db, "SELECT name FROM pragma_table_info(?1)", -1, &st, NULL);
+	if (rc != SQLITE_OK) {
+		free(pre);
+		agc_db_fail(db, rc, table);
+		return NULL;
+	}
+	sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+	rc = agc_buf_add(&out, "(0", 2);
+	while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(st, 0);
+		char *c = name ? agc_db_ident(name) : NULL;
+		char *term;
+
+		if (!c) {
+			rc = -1;
+			break;
+		}
+		term = agc_strfmt(" + ifnull(length(CAST(%s%s%s AS BLOB)), 0)", pre ? pre : "", pre ? "." : "", c);
+		free(c);
+		rc = term ? agc_buf_add(&out, term, strlen(term)) : -1;
+		free(term);
+	}
+	sqlite3_finalize(st);
+	free(pre);
+	if (rc == 0)
+		rc = agc_buf_add(&out, ")", 1);
+	if (rc < 0) {
+		agc_buf_release(&out);
+		return NULL;
+	}
+	return agc_buf_detach(&out, NULL);
+}
+
 bool agc_db_references(sqlite3 *db, const char *from, const char *to)
 {
 	sqlite3_stmt *st = NULL;

@@ -26,6 +26,13 @@ void agc_db_strv_free(char **v, size_t n);
 
 /* Whether table has a column named col (PRAGMA table_info). */
 bool agc_db_has_column(sqlite3 *db, const char *table, const char *col);
+/* SPEC "Output", Sizes: an SQL expression for the stored size of one row of table, the bytes
+ * of its column values (TEXT and BLOB their length in bytes, a number the length of its text,
+ * NULL 0: length(CAST(value AS BLOB)), one cheap pass however the row is typed), its
+ * columns prefixed by "alias." when alias is given. Identifiers come from the table's own
+ * schema (table_info), quoted. malloc'd; NULL (error set) on failure. The one rule that show,
+ * purge and ls use for rows. */
+char *agc_db_row_size_sql(sqlite3 *db, const char *table, const char *alias);
 
 /* For a dry run: 1 when the write lock a purge takes (agc_db_begin_write) could not be had
  * now (another connection writes, or, in rollback-journal mode, reads), 0 when it could, -1

@@ -67,12 +67,19 @@ static bool same_what(const char *a, const char *b)
 int agc_holders_add(agc_holders *h, pid_t pid, agc_why why, const char *command, const char *what,
 		    size_t file)
 {
+	return agc_holders_add_session(h, pid, why, command, what, file, 0);
+}
+
+int agc_holders_add_session(agc_holders *h, pid_t pid, agc_why why, const char *command,
+			    const char *what, size_t file, size_t session)
+{
 	char *c = NULL, *w = NULL;
 	agc_holder *slot;
 	size_t i;
 
 	for (i = 0; i < h->n; i++)
-		if (h->v[i].pid == pid && h->v[i].why == why && same_what(h->v[i].what, what))
+		if (h->v[i].pid == pid && h->v[i].why == why && h->v[i].session == session &&
+		    same_what(h->v[i].what, what))
 			return 0;
 	if (command && !(c = agc_strdup(command)))
 		return -1;
@@ -91,6 +98,7 @@ int agc_holders_add(agc_holders *h, pid_t pid, agc_why why, const char *command,
 	slot->command = c;
 	slot->what = w;
 	slot->file = file;
+	slot->session = session;
 	return 0;
 }
 
@@ -202,6 +210,42 @@ static int key_cmp(const void *pa, const void *pb)
 	return a->idx < b->idx ? -1 : a->idx > b->idx;
 }
 
+/* An id of the query, ASCII-folded, for a query of many ids (ls): looked up by binary search
+ * instead of one pass over argv and environ per id. */
+typedef struct id_key {
+	char *folded;
+	size_t len;
+	size_t i;     /* into the query's ids */
+} id_key;
+
+#define HOLDERS_INDEX_MIN 32 /* ids from which the index is used */
+
+static int id_key_cmp(const void *pa, const void *pb)
+{
+	const id_key *a = pa, *b = pb;
+
+	if (a->len != b->len)
+		return a->len < b->len ? -1 : 1;
+	return memcmp(a->folded, b->folded, a->len);
+}
+
+/* The first index entry equal to the len bytes at text (folded), or NULL. Equal entries (one
+ * id listed for two sessions) follow it. */
+static const id_key *idx_find(const id_key *idx, size_t n, const char *folded, size_t len)
+{
+	size_t lo = 0, hi = n, mid;
+	id_key key = {(char *)folded, len, 0};
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (id_key_cmp(&idx[mid], &key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && id_key_cmp(&idx[lo], &key) == 0 ? &idx[lo] : NULL;
+}
+
 typedef struct scan {
 	const agc_gate_query *q;
 	const char *procroot;
@@ -210,6 +254,10 @@ typedef struct scan {
 	pid_t *skip;       /* agentgc and its ancestors */
 	size_t n_skip;
 	size_t *id_len;
+	id_key *idx;       /* many ids: sorted by (length, folded text); NULL otherwise */
+	size_t *lens;      /* the distinct lengths of idx */
+	size_t n_lens;
+	char *window;      /* room for the longest id, folded */
 	file_key *keys;    /* the query's files sorted by (dev, ino) */
 	uint32_t *seen;    /* per file: the generation of the process that last matched it */
 	uint32_t gen;
@@ -274,11 +322,17 @@ static bool skippable(int rc)
 	return rc == AGC_ENOTFOUND || rc == AGC_EUNSAFE;
 }
 
-/* Make the current process a holder. Returns 0 or -1. */
-static int hold(scan *sc, agc_why why, const char *what, size_t file)
+/* Make the current process a holder of session. Returns 0 or -1. */
+static int hold(scan *sc, agc_why why, const char *what, size_t file, size_t session)
 {
 	sc->held = true;
-	return agc_holders_add(sc->out, sc->cur->pid, why, command(sc), what, file);
+	return agc_holders_add_session(sc->out, sc->cur->pid, why, command(sc), what, file, session);
+}
+
+/* The session of id i of the query. */
+static size_t id_session(const agc_gate_query *q, size_t i)
+{
+	return q->id_session ? q->id_session[i] : 0;
 }
 
 static int check_cmdline(scan *sc)
@@ -290,9 +344,31 @@ static int check_cmdline(scan *sc)
 	rc = load_argv(sc);
 	if (rc < 0)
 		return skippable(rc) ? 0 : -1;
+	if (sc->idx) {
+		/* every window of each id length, looked up: the same matches as ci_contains per
+		 * id (an id holds no NUL, so no window across two arguments matches) */
+		size_t L, pos, k;
+
+		for (L = 0; L < sc->n_lens; L++) {
+			size_t len = sc->lens[L];
+
+			for (pos = 0; pos + len <= sc->argv.len; pos++) {
+				const id_key *e;
+
+				for (k = 0; k < len; k++)
+					sc->window[k] = (char)fold((unsigned char)sc->argv.ptr[pos + k]);
+				for (e = idx_find(sc->idx, q->n_ids, sc->window, len);
+				     e && e < sc->idx + q->n_ids && e->len == len && memcmp(e->folded, sc->window, len) == 0;
+				     e++)
+					if (hold(sc, AGC_WHY_CMDLINE, q->ids[e->i], 0, id_session(q, e->i)) < 0)
+						return -1;
+			}
+		}
+		return 0;
+	}
 	for (i = 0; i < q->n_ids; i++)
 		if (ci_contains(sc->argv.ptr, sc->argv.len, q->ids[i], sc->id_len[i]) &&
-		    hold(sc, AGC_WHY_CMDLINE, q->ids[i], 0) < 0)
+		    hold(sc, AGC_WHY_CMDLINE, q->ids[i], 0, id_session(q, i)) < 0)
 			return -1;
 	return 0;
 }
@@ -318,12 +394,48 @@ static int check_environ(scan *sc)
 			continue;
 		nlen = (size_t)(eq - s);
 		vlen = (size_t)(nul - eq - 1);
+		if (sc->idx) {
+			/* the ids equal to the value, then whether the variable is one of theirs */
+			const id_key *e;
+			size_t k;
+
+			if (!vlen || vlen > sc->lens[sc->n_lens - 1])
+				continue;
+			for (k = 0; k < vlen; k++)
+				sc->window[k] = (char)fold((unsigned char)eq[1 + k]);
+			for (e = idx_find(sc->idx, q->n_ids, sc->window, vlen);
+			     e && e < sc->idx + q->n_ids && e->len == vlen && memcmp(e->folded, sc->window, vlen) == 0; e++) {
+				const char *const *names = q->id_env_names ? q->id_env_names[e->i] : q->env_names;
+				size_t nn = q->id_env_names ? (size_t)-1 : q->n_env_names;
+
+				for (i = 0; names && i < nn && names[i]; i++)
+					if (strlen(names[i]) == nlen && memcmp(names[i], s, nlen) == 0 &&
+					    hold(sc, AGC_WHY_ENVIRON, q->ids[e->i], 0, id_session(q, e->i)) < 0)
+						return -1;
+			}
+			continue;
+		}
+		if (q->id_env_names) {
+			/* each id with its own agent's variables */
+			for (j = 0; j < q->n_ids; j++) {
+				const char *const *names = q->id_env_names[j];
+
+				for (i = 0; names && names[i]; i++) {
+					if (strlen(names[i]) != nlen || memcmp(names[i], s, nlen))
+						continue;
+					if (sc->id_len[j] == vlen && vlen && ci_equal(eq + 1, q->ids[j], vlen) &&
+					    hold(sc, AGC_WHY_ENVIRON, q->ids[j], 0, id_session(q, j)) < 0)
+						return -1;
+				}
+			}
+			continue;
+		}
 		for (i = 0; i < q->n_env_names; i++) {
 			if (strlen(q->env_names[i]) != nlen || memcmp(q->env_names[i], s, nlen))
 				continue;
 			for (j = 0; j < q->n_ids; j++)
 				if (sc->id_len[j] == vlen && vlen && ci_equal(eq + 1, q->ids[j], vlen) &&
-				    hold(sc, AGC_WHY_ENVIRON, q->ids[j], 0) < 0)
+				    hold(sc, AGC_WHY_ENVIRON, q->ids[j], 0, id_session(q, j)) < 0)
 					return -1;
 		}
 	}
@@ -372,6 +484,7 @@ static int file_cb(const agc_devino *f, void *ud)
 static int check_files(scan *sc)
 {
 	const agc_gate_query *q = sc->q;
+	bool exempt = false;
 	size_t i;
 	int rc;
 
@@ -388,7 +501,7 @@ static int check_files(scan *sc)
 	/* R5: a mapping outlives the fd it was made from (mmap, then close), for every agent.
 	 * Reading maps costs more than all the other checks of a process together, so it is
 	 * done only for a process that is no holder yet: one more reason changes nothing. */
-	if (rc == 0 && q->with_maps && sc->n_hits == 0 && !sc->held) {
+	if (rc == 0 && q->with_maps && (q->every_session || (sc->n_hits == 0 && !sc->held))) {
 		rc = agc_proc_maps(sc->procroot, sc->cur->pid, file_cb, sc);
 		if (rc < 0 && !skippable(rc))
 			return -1;
@@ -396,13 +509,19 @@ static int check_files(scan *sc)
 	if (sc->n_hits == 0)
 		return 0;
 	/* The exemption (a shared service) needs the real argv; an argv we cannot read proves
-	 * nothing, so such a process stays a holder. */
+	 * nothing, so such a process stays a holder. It covers the files it may cover: another
+	 * agent's file held by the service still holds that session. */
 	if (q->exempt && load_argv(sc) == 0 && q->exempt(agc_buf_cstr(&sc->argv), sc->argv.len,
 							 q->exempt_ud))
-		return 0;
-	for (i = 0; i < sc->n_hits; i++)
-		if (hold(sc, AGC_WHY_OPEN_FILE, q->files[sc->hits[i]].label, sc->hits[i]) < 0)
+		exempt = true;
+	for (i = 0; i < sc->n_hits; i++) {
+		const agc_gate_file *f = &q->files[sc->hits[i]];
+
+		if (exempt && !f->no_exempt)
+			continue;
+		if (hold(sc, AGC_WHY_OPEN_FILE, f->label, sc->hits[i], f->session) < 0)
 			return -1;
+	}
 	return 0;
 }
 
@@ -420,19 +539,31 @@ static int check_cwd(scan *sc)
 	rc = agc_proc_cwd_id(sc->procroot, sc->cur->pid, &d);
 	if (rc < 0)
 		return skippable(rc) ? 0 : -1;
+	size_t n_agent = q->agent_cwd ? (q->n_agent_cwd ? q->n_agent_cwd : 1) : 0, k;
+	bool asked = false, agent = false;
+
 	for (i = q->n_files ? key_lower(sc, &d) : 0; key_is(sc, i, &d); i++)
-		if (hold(sc, AGC_WHY_CWD, q->files[sc->keys[i].idx].label, sc->keys[i].idx) < 0)
+		if (hold(sc, AGC_WHY_CWD, q->files[sc->keys[i].idx].label, sc->keys[i].idx,
+			 q->files[sc->keys[i].idx].session) < 0)
 			return -1;
-	if (!q->agent_cwd || d.dev != q->agent_cwd->id.dev || d.ino != q->agent_cwd->id.ino)
-		return 0;
-	/* An argv we cannot read does not show the agent: as with another user's process,
-	 * nothing is known of it. */
-	if (load_argv(sc) != 0 || !q->agent_proc || !q->agent_proc(agc_buf_cstr(&sc->argv),
-								   sc->argv.len))
-		return 0;
-	if (q->accounted && q->accounted(sc->cur->pid, q->accounted_ud))
-		return 0;
-	return hold(sc, AGC_WHY_CWD, q->agent_cwd->label, AGC_HOLDER_NO_FILE);
+	for (k = 0; k < n_agent; k++) {
+		const agc_gate_file *a = &q->agent_cwd[k];
+
+		if (d.dev != a->id.dev || d.ino != a->id.ino)
+			continue;
+		/* asked once per process: is it the agent's own, not accounted for by a registry?
+		 * An argv we cannot read does not show the agent: as with another user's
+		 * process, nothing is known of it. */
+		if (!asked) {
+			asked = true;
+			agent = load_argv(sc) == 0 && q->agent_proc &&
+				q->agent_proc(agc_buf_cstr(&sc->argv), sc->argv.len) &&
+				!(q->accounted && q->accounted(sc->cur->pid, q->accounted_ud));
+		}
+		if (agent && hold(sc, AGC_WHY_CWD, a->label, AGC_HOLDER_NO_FILE, a->session) < 0)
+			return -1;
+	}
+	return 0;
 }
 
 static bool skipped(const scan *sc, pid_t pid)
@@ -464,7 +595,7 @@ static int each_cb(pid_t pid, void *ud)
 	 * session's dirs or its project: they never count for these. */
 	if (q->n_ids && !ancestor && check_cmdline(sc) < 0)
 		return -1;
-	if (q->n_env_names && q->n_ids && !ancestor && check_environ(sc) < 0)
+	if ((q->n_env_names || q->id_env_names) && q->n_ids && !ancestor && check_environ(sc) < 0)
 		return -1;
 	if ((q->n_files || q->agent_cwd) && !ancestor && check_cwd(sc) < 0)
 		return -1;
@@ -476,6 +607,13 @@ static int each_cb(pid_t pid, void *ud)
 
 static void scan_release(scan *sc)
 {
+	size_t i;
+
+	for (i = 0; sc->idx && i < sc->q->n_ids; i++)
+		free(sc->idx[i].folded);
+	free(sc->idx);
+	free(sc->lens);
+	free(sc->window);
 	free(sc->skip);
 	free(sc->id_len);
 	free(sc->keys);
@@ -567,7 +705,7 @@ static int scan_pids(scan *sc, const pid_t *pids, size_t n)
 	for (i = 0; rc == 0 && i < w.sc.out->n; i++) {
 		const agc_holder *h = &w.sc.out->v[i];
 
-		rc = agc_holders_add(sc->out, h->pid, h->why, h->command, h->what, h->file);
+		rc = agc_holders_add_session(sc->out, h->pid, h->why, h->command, h->what, h->file, h->session);
 	}
 	rc = rc ? -1 : 0;
 out:
@@ -580,6 +718,49 @@ out:
 	agc_buf_release(&w.sc.argv);
 	agc_buf_release(&w.sc.env);
 	return rc;
+}
+
+/* The index of a query of many ids: folded copies sorted by (length, text), and their
+ * distinct lengths. Empty ids are left out (they match nothing). Returns 0 or -1. */
+static int build_index(scan *sc)
+{
+	const agc_gate_query *q = sc->q;
+	size_t i, k, n = 0, longest = 0;
+
+	sc->idx = calloc(q->n_ids, sizeof(*sc->idx));
+	sc->lens = calloc(q->n_ids, sizeof(*sc->lens));
+	if (!sc->idx || !sc->lens)
+		return agc_error_oom();
+	for (i = 0; i < q->n_ids; i++) {
+		if (!sc->id_len[i])
+			continue;
+		sc->idx[n].folded = malloc(sc->id_len[i]);
+		if (!sc->idx[n].folded)
+			return agc_error_oom();
+		for (k = 0; k < sc->id_len[i]; k++)
+			sc->idx[n].folded[k] = (char)fold((unsigned char)q->ids[i][k]);
+		sc->idx[n].len = sc->id_len[i];
+		sc->idx[n].i = i;
+		if (sc->id_len[i] > longest)
+			longest = sc->id_len[i];
+		n++;
+	}
+	/* entries past n stay zero (len 0): they sort first and match no window */
+	qsort(sc->idx, q->n_ids, sizeof(*sc->idx), id_key_cmp);
+	for (i = 0; i < q->n_ids; i++)
+		if (sc->idx[i].len && (!sc->n_lens || sc->lens[sc->n_lens - 1] != sc->idx[i].len))
+			sc->lens[sc->n_lens++] = sc->idx[i].len;
+	sc->window = malloc(longest + 1);
+	if (!sc->window)
+		return agc_error_oom();
+	if (!sc->n_lens) {
+		/* no id to look for at all */
+		free(sc->window);
+		sc->window = NULL;
+		free(sc->idx);
+		sc->idx = NULL;
+	}
+	return 0;
 }
 
 int agc_holders_scan(const agc_gate_query *q, agc_holders *out)
@@ -612,6 +793,8 @@ int agc_holders_scan(const agc_gate_query *q, agc_holders *out)
 		/* An empty id would match every process; ids are never empty, so it matches none. */
 		for (i = 0; i < q->n_ids; i++)
 			sc.id_len[i] = q->ids[i] ? strlen(q->ids[i]) : 0;
+		if (q->n_ids >= HOLDERS_INDEX_MIN && build_index(&sc) < 0)
+			goto done;
 	}
 	if (q->n_files) {
 		sc.keys = calloc(q->n_files, sizeof(*sc.keys));

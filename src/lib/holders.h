@@ -31,6 +31,8 @@ typedef struct agc_holder {
 	char *what;      /* the id or the label of the file matched; malloc'd, may be NULL */
 	size_t file;     /* for AGC_WHY_OPEN_FILE and AGC_WHY_CWD: index into the query's files,
 			    AGC_HOLDER_NO_FILE when the holder matched none of them */
+	size_t session;  /* a query of many sessions: the session held (id_session, a file's
+			    session, an agent_cwd entry's); 0 otherwise */
 } agc_holder;
 
 #define AGC_HOLDER_NO_FILE ((size_t)-1)
@@ -44,10 +46,16 @@ void agc_holders_release(agc_holders *h);
 /* Add a holder (strings copied). Returns 0 or -1. Same (pid, why, what) is added once. */
 int agc_holders_add(agc_holders *h, pid_t pid, agc_why why, const char *command, const char *what,
 		    size_t file);
+/* The same for a session of a query of many: same (pid, why, what, session) is added once. */
+int agc_holders_add_session(agc_holders *h, pid_t pid, agc_why why, const char *command,
+			    const char *what, size_t file, size_t session);
 
 typedef struct agc_gate_file {
 	agc_devino id;
 	const char *label;   /* shown as the holder's "what" (a path) */
+	size_t session;      /* a query of many sessions: whose file it is */
+	bool no_exempt;      /* the query's exempt never applies to it (a file of an agent without
+				that shared service, in a query of many agents) */
 } agc_gate_file;
 
 typedef struct agc_gate_query {
@@ -57,6 +65,14 @@ typedef struct agc_gate_query {
 	const char *const *env_names;     /* environment variables whose value, equal to an id
 					     (case-insensitive), makes the process a holder */
 	size_t n_env_names;
+	/* A query of many sessions (ls, R5): the session of each id (NULL: all 0), and for each
+	 * id the NULL-terminated names of its agent's variables in place of env_names (NULL:
+	 * env_names for every id). */
+	const size_t *id_session;
+	const char *const *const *id_env_names;
+	/* Many sessions: a process that holds one may hold another, so fds and maps are read
+	 * whatever it holds already (the one-session shortcut would hide the others). */
+	bool every_session;
 	/* Files and dirs whose holders count: an open fd, a mapping (with_maps) or, for a dir, a
 	 * current directory on one of them makes a holder. */
 	const agc_gate_file *files;
@@ -71,6 +87,7 @@ typedef struct agc_gate_query {
 	 * which accounted (may be NULL) does not say that a live registry entry accounts for it,
 	 * is a holder, why cwd. agent_cwd NULL: no such rule. */
 	const agc_gate_file *agent_cwd;
+	size_t n_agent_cwd;               /* entries of agent_cwd; 0 with agent_cwd set: one */
 	bool (*agent_proc)(const char *argv, size_t argv_len);
 	bool (*accounted)(pid_t pid, void *ud);
 	void *accounted_ud;

@@ -90,7 +90,7 @@ int agc_lines_rewrite(int rootfd, const agc_lineset *ls, char *const *ids, size_
 	/* A file held open by a process is not rewritten: a writer holding the old inode would
 	 * append to an unlinked file and lose its lines (R4). */
 	{
-		agc_gate_file gf = {{st.st_dev, st.st_ino}, ls->rel};
+		agc_gate_file gf = {.id = {st.st_dev, st.st_ino}, .label = ls->rel};
 		agc_gate_query q = {.procroot = procroot, .files = &gf, .n_files = 1};
 		agc_holders h = {0};
 		int hrc = agc_holders_scan(&q, &h);

@@ -95,26 +95,25 @@ static int discover(agc_ctx *ctx, size_t agent, const char *canon, agc_plan *p, 
 
 static void fill_session(agc_report *r, const agc_plan *p)
 {
-	uint64_t bytes = 0;
+	agc_size sz;
 	int64_t updated = p->meta.updated_ms;
 	size_t i;
 
-	for (i = 0; i < p->arts.n; i++) {
-		bytes += p->arts.v[i].bytes;
+	for (i = 0; i < p->arts.n; i++)
 		if (p->arts.v[i].mtime_ms > updated)
 			updated = p->arts.v[i].mtime_ms;
-	}
-	for (i = 0; i < p->rows.n; i++)
-		bytes += p->rows.v[i].bytes;
+	/* SPEC "Sizes": the figure ls gives, from what the report lists */
+	agc_plan_size(p, &sz);
 	r->has_session = true;
 	r->session.agent = p->ad->name;
 	r->session.id = agc_strdup(p->id);
 	r->session.parent = p->meta.parent ? agc_strdup(p->meta.parent) : NULL;
 	r->session.project = p->meta.project ? agc_strdup(p->meta.project) : NULL;
-	r->session.title = p->meta.title ? agc_strdup(p->meta.title) : NULL;
+	r->session.title = agc_title_cut(p->meta.title);
 	r->session.created_ms = p->meta.created_ms;
 	r->session.updated_ms = updated;
-	r->session.bytes = bytes;
+	r->session.bytes = sz.bytes;
+	r->session.disk = sz.disk;
 	r->session.live = p->meta.live || p->holders.n > 0;
 }
 
@@ -151,6 +150,7 @@ static void gate_add(gate_files *g, dev_t dev, ino_t ino, const char *label)
 		g->full = true;
 		return;
 	}
+	memset(f, 0, sizeof(*f));
 	f->id.dev = dev;
 	f->id.ino = ino;
 	f->label = label;
@@ -178,7 +178,7 @@ static bool gate(agc_plan *p, agc_report *r)
 	gate_files g = {0};
 	agc_holders h = {0};
 	agc_gate_query q;
-	agc_gate_file project;
+	agc_gate_file project = {0};
 	size_t i;
 
 	for (i = 0; i < p->holders.n; i++)
@@ -963,7 +963,7 @@ static bool checkpoint_one(agc_plan *p, agc_report *r, sqlite3 *db, size_t d)
 static int db_held(agc_plan *p, const char *path)
 {
 	static const char *const sfx[] = {"", "-wal", "-shm"};
-	agc_gate_file files[3];
+	agc_gate_file files[3] = {0};
 	agc_gate_query q;
 	agc_holders h = {0};
 	size_t n = 0, i;

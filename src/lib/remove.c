@@ -283,6 +283,7 @@ static void rm_entry(rm_walk *w, int dfd, const rm_frame *fr, const char *name, 
 	}
 	if (w->visit)
 		w->visit(&st, w->visit_ud);
+	w->res->disk += (uint64_t)st.st_blocks * 512;
 	if (mtime_ms(&st) > w->mtime_ms)
 		w->mtime_ms = mtime_ms(&st);
 
@@ -616,7 +617,7 @@ int agc_remove_measure(int rootfd, const char *rel, uint64_t max_entries, uint64
 static int measure_from(int pfd, const char *leaf, const struct stat *st, rm_mnt mnt,
 			uint64_t max_entries,
 			void (*visit)(const struct stat *st, void *ud), void *ud, uint64_t *bytes,
-			int64_t *mtime_ms_out)
+			uint64_t *disk, int64_t *mtime_ms_out)
 {
 	agc_rm_result res = {0};
 	rm_walk w = {0};
@@ -636,18 +637,24 @@ static int measure_from(int pfd, const char *leaf, const struct stat *st, rm_mnt
 		dfd = rm_open_leaf(pfd, leaf, st, leaf, &res, "measure");
 		if (dfd < 0 && res.status == AGC_WALK_MOUNT) {
 			*bytes = 0;
+			if (disk)
+				*disk = 0;
 			*mtime_ms_out = w.mtime_ms;
 			return 0;
 		}
+		res.disk = (uint64_t)st->st_blocks * 512;
 		if (dfd < 0)
 			return res.status == AGC_WALK_ENOENT ? AGC_ENOTFOUND : -1;
 		/* What cannot be read inside (permission, another file system) is left out of
 		 * the sum: a measurement is an estimate. */
 		rm_empty(&w, dfd, &top, 1);
-	} else if (S_ISREG(st->st_mode)) {
-		res.bytes = (uint64_t)st->st_size;
+	} else {
+		res.bytes = S_ISREG(st->st_mode) ? (uint64_t)st->st_size : 0;
+		res.disk = (uint64_t)st->st_blocks * 512;
 	}
 	*bytes = res.bytes;
+	if (disk)
+		*disk = res.disk;
 	*mtime_ms_out = w.mtime_ms;
 	return 0;
 }
@@ -665,7 +672,7 @@ int agc_remove_visit(int rootfd, const char *rel, uint64_t max_entries,
 	rc = rm_reach(rootfd, rel, &pfd, &leaf, &st, &mnt, &res, "measure");
 	if (rc < 0)
 		return rc;
-	rc = measure_from(pfd, leaf, &st, mnt, max_entries, visit, ud, bytes, mtime_ms_out);
+	rc = measure_from(pfd, leaf, &st, mnt, max_entries, visit, ud, bytes, NULL, mtime_ms_out);
 	close(pfd);
 	return rc;
 }
@@ -676,9 +683,33 @@ int agc_remove_measure_in(int dirfd, const char *name, const struct stat *st, ui
 	return agc_remove_visit_in(dirfd, name, st, max_entries, NULL, NULL, bytes, mtime_ms_out);
 }
 
+static int visit_in(int dirfd, const char *name, const struct stat *st, uint64_t max_entries,
+		    void (*visit)(const struct stat *st, void *ud), void *ud, uint64_t *bytes,
+		    uint64_t *disk, int64_t *mtime_ms_out);
+
+int agc_remove_size_in(int dirfd, const char *name, const struct stat *st, uint64_t max_entries,
+		       uint64_t *bytes, uint64_t *disk, int64_t *mtime_ms_out)
+{
+	return visit_in(dirfd, name, st, max_entries, NULL, NULL, bytes, disk, mtime_ms_out);
+}
+
+int agc_remove_size_visit_in(int dirfd, const char *name, const struct stat *st, uint64_t max_entries,
+			     void (*visit)(const struct stat *st, void *ud), void *ud, uint64_t *bytes,
+			     uint64_t *disk, int64_t *mtime_ms_out)
+{
+	return visit_in(dirfd, name, st, max_entries, visit, ud, bytes, disk, mtime_ms_out);
+}
+
 int agc_remove_visit_in(int dirfd, const char *name, const struct stat *st, uint64_t max_entries,
 			void (*visit)(const struct stat *st, void *ud), void *ud, uint64_t *bytes,
 			int64_t *mtime_ms_out)
+{
+	return visit_in(dirfd, name, st, max_entries, visit, ud, bytes, NULL, mtime_ms_out);
+}
+
+static int visit_in(int dirfd, const char *name, const struct stat *st, uint64_t max_entries,
+		    void (*visit)(const struct stat *st, void *ud), void *ud, uint64_t *bytes,
+		    uint64_t *disk, int64_t *mtime_ms_out)
 {
 	struct stat own;
 	rm_mnt mnt = RM_MNT_UNKNOWN;
@@ -693,5 +724,5 @@ int agc_remove_visit_in(int dirfd, const char *name, const struct stat *st, uint
 		st = &own;
 	}
 	/* With the caller's st, a dir that is a mount point is still told by rm_open_leaf. */
-	return measure_from(dirfd, name, st, mnt, max_entries, visit, ud, bytes, mtime_ms_out);
+	return measure_from(dirfd, name, st, mnt, max_entries, visit, ud, bytes, disk, mtime_ms_out);
 }

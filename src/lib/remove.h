@@ -20,6 +20,8 @@ typedef struct agc_rm_result {
 	uint64_t files;          /* non-directories removed (links, files, sockets...) */
 	uint64_t dirs;           /* directories removed */
 	uint64_t bytes;          /* st_size summed over removed regular files */
+	uint64_t disk;           /* st_blocks x 512 summed over every entry inside a directory
+				    (measured: also the directory itself) */
 	agc_walk_status status;  /* AGC_WALK_OK when the artifact is gone; else the first failure */
 	int err;                 /* errno of the first failure, 0 if none */
 } agc_rm_result;
@@ -55,6 +57,17 @@ int agc_remove_measure(int rootfd, const char *rel, uint64_t max_entries, uint64
 		       int64_t *mtime_ms);
 
 struct stat;
+/* SPEC "Output", Sizes: what lies at name of the open directory dirfd (borrowed; st its lstat,
+ * or NULL), measured as agc_remove_measure_in does, with disk the st_blocks x 512 of the entry
+ * and of everything inside it that was measured. Same returns. */
+int agc_remove_size_in(int dirfd, const char *name, const struct stat *st, uint64_t max_entries,
+		       uint64_t *bytes, uint64_t *disk, int64_t *mtime_ms);
+
+/* agc_remove_size_in that also visits every entry inside, as agc_remove_visit does. */
+int agc_remove_size_visit_in(int dirfd, const char *name, const struct stat *st, uint64_t max_entries,
+			     void (*visit)(const struct stat *st, void *ud), void *ud, uint64_t *bytes,
+			     uint64_t *disk, int64_t *mtime_ms);
+
 /* agc_remove_measure that also calls visit with the lstat of every entry inside a directory
  * (not the artifact itself), never of a mount point nor of what lies behind one. */
 int agc_remove_visit(int rootfd, const char *rel, uint64_t max_entries,

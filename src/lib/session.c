@@ -233,23 +233,37 @@ int agc_plan_add_art(agc_plan *p, size_t root, const char *rel, const char *sess
 	a->mtime_ms = (int64_t)st.st_mtim.tv_sec * 1000 + st.st_mtim.tv_nsec / 1000000;
 	a->kind = S_ISDIR(st.st_mode) ? 'd' : S_ISLNK(st.st_mode) ? 'l' : S_ISREG(st.st_mode) ? 'f' : 'o';
 	a->bytes = S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
+	a->disk = (uint64_t)st.st_blocks * 512;
 	ws = agc_walk_parent(rootfd, rel, &dfd, &leaf, &err);
-	if (ws == AGC_WALK_OK)
-		close(dfd);
 	/* Only a link (or a non-dir) on the way means it was seen through a link; a dir we may
 	 * not open is an ordinary artifact whose removal will say why it failed. */
-	else if (ws == AGC_WALK_SYMLINK || ws == AGC_WALK_NOTDIR)
+	if (ws == AGC_WALK_SYMLINK || ws == AGC_WALK_NOTDIR) {
 		a->behind_link = true;
-	/* Sizes are for reports; the gate walks dirs itself and needs none. */
-	if (a->kind == 'd' && !a->behind_link && !p->gate_only) {
-		uint64_t bytes;
-		int64_t mt;
+		/* measured all the same, read-only through the link: its size is the session's
+		 * (SPEC "Sizes"), whether or not it can be removed */
+		if (a->kind == 'd' && !p->gate_only) {
+			const char *slash = strrchr(rel, '/');
+			char *parent = slash ? agc_strndup(rel, (size_t)(slash - rel)) : NULL;
 
-		if (agc_remove_measure(rootfd, rel, 1000000, &bytes, &mt) == 0) {
-			a->bytes = bytes;
-			if (mt > a->mtime_ms)
-				a->mtime_ms = mt;
+			dfd = parent ? openat(rootfd, parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+			leaf = slash ? slash + 1 : rel;
+			free(parent);
+			ws = dfd >= 0 ? AGC_WALK_OK : ws;
 		}
+	}
+	/* Sizes are for reports; the gate walks dirs itself and needs none. */
+	if (ws == AGC_WALK_OK) {
+		if (a->kind == 'd' && !p->gate_only) {
+			agc_size sz = {0};
+			int64_t mt = a->mtime_ms;
+
+			if (agc_size_entry(dfd, leaf, &st, &sz, &mt) == 0) {
+				a->bytes = sz.bytes;
+				a->disk = sz.disk;
+				a->mtime_ms = mt;
+			}
+		}
+		close(dfd);
 	}
 	return 1;
 }
@@ -456,15 +470,17 @@ int agc_plan_count_rows(agc_plan *p, sqlite3 *db, size_t dbi)
 	for (i = 0; i < p->rows.n && rc == 0; i++) {
 		agc_rowset *rs = &p->rows.v[i];
 		sqlite3_stmt *st = NULL;
-		char *sql;
+		char *sql, *size, *sel;
 		int src;
 
 		if (rs->db != dbi)
 			continue;
-		/* the size of a row is taken as the length of its data column, where it has one */
-		sql = agc_rows_sql(rs, agc_db_has_column(db, rs->table, "data")
-					       ? "count(*), coalesce(sum(length(\"data\")), 0)"
-					       : "count(*), 0");
+		/* SPEC "Sizes": the stored size of a row, the bytes of its column values */
+		size = agc_db_row_size_sql(db, rs->table, NULL);
+		sel = size ? agc_strfmt("count(*), coalesce(sum(%s), 0)", size) : NULL;
+		sql = sel ? agc_rows_sql(rs, sel) : NULL;
+		free(size);
+		free(sel);
 		if (!sql)
 			return free(ids), -1;
 		src = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
@@ -512,20 +528,338 @@ char *agc_plan_abspath(const agc_rootset *rs, size_t root, const char *rel)
 	return agc_strfmt("%s%s%s", base, strcmp(base, "/") == 0 ? "" : "/", rel);
 }
 
+int agc_size_entry(int dirfd, const char *name, const struct stat *st, agc_size *sz,
+		   int64_t *mtime_ms)
+{
+	uint64_t b = 0, d = 0;
+	int64_t mt = 0;
+	int rc = agc_remove_size_in(dirfd, name, st, AGC_SIZE_MAX_ENTRIES, &b, &d, &mt);
+
+	if (rc != 0)
+		return rc;
+	sz->bytes += b;
+	sz->disk += d;
+	if (mtime_ms && mt > *mtime_ms)
+		*mtime_ms = mt;
+	return 0;
+}
+
+int agc_size_at(int rootfd, const char *rel, agc_size *sz, int64_t *mtime_ms)
+{
+	const char *slash = strrchr(rel, '/');
+	char *parent;
+	struct stat st;
+	int pfd, rc;
+
+	if (!agc_walk_rel_ok(rel))
+		return 0;
+	if (!slash)
+		return agc_size_entry(rootfd, rel, NULL, sz, mtime_ms) == 0 ? 1 : 0;
+	parent = agc_strndup(rel, (size_t)(slash - rel));
+	pfd = parent ? openat(rootfd, parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+	free(parent);
+	if (pfd < 0)
+		return errno == ENOENT || errno == ENOTDIR ? 0 : -1;
+	if (fstatat(pfd, slash + 1, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		rc = errno == ENOENT || errno == ENOTDIR ? 0 : -1;
+	} else {
+		rc = agc_size_entry(pfd, slash + 1, &st, sz, mtime_ms);
+		rc = rc == 0 ? 1 : rc == AGC_ENOTFOUND ? 0 : -1;
+	}
+	close(pfd);
+	return rc;
+}
+
+void agc_plan_size(const agc_plan *p, agc_size *out)
+{
+	size_t i;
+
+	memset(out, 0, sizeof(*out));
+	for (i = 0; i < p->arts.n; i++) {
+		out->bytes += p->arts.v[i].bytes;
+		out->disk += p->arts.v[i].disk;
+	}
+	for (i = 0; i < p->rows.n; i++)
+		out->bytes += p->rows.v[i].bytes;
+	for (i = 0; i < p->lines.n; i++)
+		out->bytes += p->lines.v[i].bytes;
+}
+
+char *agc_title_cut(const char *s)
+{
+	size_t i, chars = 0, cut = 0;
+
+	if (!s || !*s)
+		return NULL;
+	/* Count characters by their lead bytes: a continuation byte (10xxxxxx) starts none, so
+	 * a cut at a lead byte never splits a UTF-8 sequence. */
+	for (i = 0; s[i]; i++) {
+		if (((unsigned char)s[i] & 0xc0) == 0x80)
+			continue;
+		if (chars == AGC_TITLE_MAX - 1)
+			cut = i;
+		if (++chars > AGC_TITLE_MAX) {
+			char *t = malloc(cut + 4);
+
+			if (!t) {
+				agc_error_oom();
+				return NULL;
+			}
+			memcpy(t, s, cut);
+			memcpy(t + cut, "\xe2\x80\xa6", 4); /* U+2026 and the NUL */
+			return t;
+		}
+	}
+	return agc_strdup(s);
+}
+
 /* ---- ls ---------------------------------------------------------------------------------- */
 
 typedef struct ls_row {
 	agc_session_info info;   /* strings owned */
+	size_t gate;             /* its gate entry, or AGC_LS_NO_GATE */
 } ls_row;
+
+/* R5, SPEC "live in ls": what the gate of every listed session looks at, for one scan of the
+ * process table per ls run. */
+typedef struct ls_gate_ent {
+	size_t agent;
+	size_t parent;  /* the entry of its parent session, or AGC_LS_NO_GATE */
+	bool live;
+} ls_gate_ent;
+
+typedef struct gate_files {
+	agc_gate_file *v;
+	size_t n, cap;
+} gate_files;
+
+typedef struct ls_gate {
+	struct { ls_gate_ent *v; size_t n, cap; } ents;
+	struct { char **v; size_t n, cap; } ids;
+	struct { size_t *v; size_t n, cap; } id_ent;
+	gate_files files;
+	gate_files cwds;
+} ls_gate;
 
 typedef struct ls_collect {
 	agc_ls_sink sink;
 	const agc_ls_opts *opts;
 	int64_t now_ms;
 	struct { ls_row *v; size_t n, cap; } rows;
+	ls_gate gate;
 } ls_collect;
 
-static int ls_add(agc_ls_sink *s, const agc_session_info *in)
+#define LS_GATE_MAX ((size_t)1 << 26)
+
+static size_t gate_new(agc_ls_sink *s, size_t agent)
+{
+	ls_collect *c = (ls_collect *)s;
+	ls_gate_ent *e = AGC_ARRAY_PUSH(&c->gate.ents, LS_GATE_MAX);
+
+	if (!e)
+		return AGC_LS_NO_GATE;
+	e->agent = agent;
+	e->parent = AGC_LS_NO_GATE;
+	e->live = false;
+	return c->gate.ents.n - 1;
+}
+
+static void gate_parent(agc_ls_sink *s, size_t g, size_t parent)
+{
+	ls_collect *c = (ls_collect *)s;
+
+	if (g < c->gate.ents.n && parent < c->gate.ents.n && g != parent)
+		c->gate.ents.v[g].parent = parent;
+}
+
+/* What cannot be given to the gate cannot be shown free: that session counts as live. */
+static void gate_live(agc_ls_sink *s, size_t g)
+{
+	ls_collect *c = (ls_collect *)s;
+
+	if (g < c->gate.ents.n)
+		c->gate.ents.v[g].live = true;
+}
+
+static void gate_id(agc_ls_sink *s, size_t g, const char *id)
+{
+	ls_collect *c = (ls_collect *)s;
+	char **slot;
+	size_t *e;
+
+	if (g >= c->gate.ents.n)
+		return;
+	slot = AGC_ARRAY_PUSH(&c->gate.ids, LS_GATE_MAX);
+	if (!slot || !(*slot = agc_strdup(id))) {
+		if (slot)
+			c->gate.ids.n--;
+		gate_live(s, g);
+		return;
+	}
+	e = AGC_ARRAY_PUSH(&c->gate.id_ent, LS_GATE_MAX);
+	if (!e) {
+		free(*slot);
+		c->gate.ids.n--;
+		gate_live(s, g);
+		return;
+	}
+	*e = g;
+}
+
+static void gate_push(agc_ls_sink *s, gate_files *a, size_t g, dev_t dev, ino_t ino)
+{
+	ls_collect *c = (ls_collect *)s;
+	agc_gate_file *f;
+
+	if (g >= c->gate.ents.n)
+		return;
+	f = AGC_ARRAY_PUSH(a, AGC_GATE_MAX_FILES * 64);
+	if (!f) {
+		gate_live(s, g);
+		return;
+	}
+	memset(f, 0, sizeof(*f));
+	f->id.dev = dev;
+	f->id.ino = ino;
+	f->label = "";
+	f->session = g;
+	/* the exemption of one agent's shared service is not another agent's */
+	f->no_exempt = !agc_adapter_table[c->gate.ents.v[g].agent]->exempt;
+}
+
+static void gate_file(agc_ls_sink *s, size_t g, dev_t dev, ino_t ino)
+{
+	gate_push(s, &((ls_collect *)s)->gate.files, g, dev, ino);
+}
+
+static void gate_agent_cwd(agc_ls_sink *s, size_t g, dev_t dev, ino_t ino)
+{
+	gate_push(s, &((ls_collect *)s)->gate.cwds, g, dev, ino);
+}
+
+static void ls_gate_release(ls_gate *G)
+{
+	size_t i;
+
+	for (i = 0; i < G->ids.n; i++)
+		free(G->ids.v[i]);
+	free(G->ids.v);
+	free(G->id_ent.v);
+	free(G->ents.v);
+	free(G->files.v);
+	free(G->cwds.v);
+	memset(G, 0, sizeof(*G));
+}
+
+size_t agc_ls_gate_new(agc_ls_sink *s, size_t agent)
+{
+	return s && s->gate_new ? s->gate_new(s, agent) : AGC_LS_NO_GATE;
+}
+
+void agc_ls_gate_id(agc_ls_sink *s, size_t g, const char *id)
+{
+	if (s && s->gate_id && g != AGC_LS_NO_GATE)
+		s->gate_id(s, g, id);
+}
+
+void agc_ls_gate_file(agc_ls_sink *s, size_t g, const struct stat *st)
+{
+	if (s && s->gate_file && g != AGC_LS_NO_GATE)
+		s->gate_file(s, g, st->st_dev, st->st_ino);
+}
+
+void agc_ls_gate_agent_cwd(agc_ls_sink *s, size_t g, const struct stat *st)
+{
+	if (s && s->gate_agent_cwd && g != AGC_LS_NO_GATE)
+		s->gate_agent_cwd(s, g, st->st_dev, st->st_ino);
+}
+
+void agc_ls_gate_parent(agc_ls_sink *s, size_t g, size_t parent)
+{
+	if (s && s->gate_parent && g != AGC_LS_NO_GATE && parent != AGC_LS_NO_GATE)
+		s->gate_parent(s, g, parent);
+}
+
+void agc_ls_gate_live(agc_ls_sink *s, size_t g)
+{
+	if (s && s->gate_live && g != AGC_LS_NO_GATE)
+		s->gate_live(s, g);
+}
+
+typedef struct charge_visit {
+	agc_ls_sink *s;
+	size_t g;
+} charge_visit;
+
+/* As the gate's walk of a dir artifact: every regular file and dir inside counts (R5). */
+static void charge_visit_cb(const struct stat *st, void *ud)
+{
+	charge_visit *v = ud;
+
+	if (S_ISREG(st->st_mode) || S_ISDIR(st->st_mode))
+		agc_ls_gate_file(v->s, v->g, st);
+}
+
+int agc_ls_charge(agc_ls_sink *s, size_t g, bool gate, int dirfd, const char *name,
+		  const struct stat *st, agc_size *sz, int64_t *mtime_ms)
+{
+	charge_visit v = {s, g};
+	struct stat own;
+	uint64_t b = 0, d = 0;
+	int64_t mt = 0;
+	int rc;
+
+	gate = gate && g != AGC_LS_NO_GATE;
+	if (gate && !st) {
+		if (fstatat(dirfd, name, &own, AT_SYMLINK_NOFOLLOW) < 0)
+			return errno == ENOENT ? AGC_ENOTFOUND : -1;
+		st = &own;
+	}
+	rc = agc_remove_size_visit_in(dirfd, name, st, AGC_SIZE_MAX_ENTRIES, gate ? charge_visit_cb : NULL,
+				      gate ? &v : NULL, &b, &d, &mt);
+	if (rc != 0)
+		return rc;
+	sz->bytes += b;
+	sz->disk += d;
+	if (mtime_ms && mt > *mtime_ms)
+		*mtime_ms = mt;
+	/* the artifact itself, as the gate adds it: anything but a link */
+	if (gate && !S_ISLNK(st->st_mode))
+		agc_ls_gate_file(s, g, st);
+	return 0;
+}
+
+int agc_ls_charge_at(agc_ls_sink *s, size_t g, bool gate, int rootfd, const char *rel, agc_size *sz,
+		     int64_t *mtime_ms)
+{
+	const char *slash = strrchr(rel, '/');
+	char *parent;
+	struct stat st;
+	int pfd, rc;
+
+	if (!agc_walk_rel_ok(rel))
+		return 0;
+	if (!slash) {
+		if (fstatat(rootfd, rel, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			return 0;
+		return agc_ls_charge(s, g, gate, rootfd, rel, &st, sz, mtime_ms) == 0 ? 1 : 0;
+	}
+	parent = agc_strndup(rel, (size_t)(slash - rel));
+	pfd = parent ? openat(rootfd, parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+	free(parent);
+	if (pfd < 0)
+		return errno == ENOENT || errno == ENOTDIR ? 0 : -1;
+	if (fstatat(pfd, slash + 1, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		rc = errno == ENOENT || errno == ENOTDIR ? 0 : -1;
+	} else {
+		rc = agc_ls_charge(s, g, gate, pfd, slash + 1, &st, sz, mtime_ms);
+		rc = rc == 0 ? 1 : rc == AGC_ENOTFOUND ? 0 : -1;
+	}
+	close(pfd);
+	return rc;
+}
+
+static int ls_add(agc_ls_sink *s, const agc_session_info *in, size_t gate)
 {
 	ls_collect *c = (ls_collect *)s;
 	const agc_ls_opts *o = c->opts;
@@ -543,13 +877,122 @@ static int ls_add(agc_ls_sink *s, const agc_session_info *in)
 	if (!r)
 		return -1;
 	r->info = *in;
+	r->gate = gate;
 	r->info.id = agc_strdup(in->id);
 	r->info.parent = in->parent ? agc_strdup(in->parent) : NULL;
 	r->info.project = in->project ? agc_strdup(in->project) : NULL;
-	r->info.title = in->title ? agc_strdup(in->title) : NULL;
+	/* one rule for every agent's titles (SPEC "Output", Titles) */
+	r->info.title = agc_title_cut(in->title);
 	if (!r->info.id)
 		return -1;
 	return 0;
+}
+
+/* R5: the one scan of the process table of an ls run, for every listed session at once, as
+ * the in-use gate scans for one: argv and environment naming an id of the session, a cwd in
+ * or an fd or mapping of one of its files and dirs, an agent process at its project that no
+ * live registry entry accounts for. A process table that cannot be read leaves every
+ * session live: none can be shown free. */
+static bool ls_exempt(const char *argv, size_t len, void *ud)
+{
+	size_t a;
+
+	(void)ud;
+	/* only files of agents with a shared service are exemptable (gate_push) */
+	for (a = 0; agc_adapter_table[a]; a++)
+		if (agc_adapter_table[a]->exempt && agc_adapter_table[a]->exempt(argv, len, NULL))
+			return true;
+	return false;
+}
+
+typedef struct ls_acct {
+	agc_ctx *ctx;
+	size_t agent;
+} ls_acct;
+
+static bool ls_accounted(pid_t pid, void *ud)
+{
+	ls_acct *a = ud;
+	const agc_adapter *ad = agc_adapter_table[a->agent];
+	const agc_rootset *rs = agc_ctx_roots(a->ctx, a->agent);
+
+	return ad->accounted_ls && rs && ad->accounted_ls(a->ctx, rs, pid);
+}
+
+/* A session is held when one of its descendants is: the gate of a purge covers them all. */
+static void ls_gate_up(ls_gate *G)
+{
+	size_t i, k, up;
+
+	for (i = 0; i < G->ents.n; i++) {
+		if (!G->ents.v[i].live)
+			continue;
+		/* bounded: a cycle of parents ends */
+		for (up = G->ents.v[i].parent, k = 0; up < G->ents.n && k < G->ents.n; up = G->ents.v[up].parent, k++)
+			G->ents.v[up].live = true;
+	}
+}
+
+static void ls_gate_scan(agc_ctx *ctx, ls_collect *c)
+{
+	ls_gate *G = &c->gate;
+	const char *const **env = NULL;
+	agc_gate_query q;
+	agc_holders h = {0};
+	ls_acct acct = {ctx, 0};
+	size_t i, a, n_cwd = 0;
+	bool has_agent = false;
+
+	if (!G->ents.n)
+		return;
+	/* the agent whose own processes the project rule is for (Claude's: the only one with
+	 * agent_proc); the others add no project dirs */
+	for (a = 0; agc_adapter_table[a]; a++)
+		if (agc_adapter_table[a]->agent_proc) {
+			acct.agent = a;
+			has_agent = true;
+			break;
+		}
+	for (i = 0; has_agent && i < G->cwds.n; i++)
+		if (G->ents.v[G->cwds.v[i].session].agent == acct.agent)
+			G->cwds.v[n_cwd++] = G->cwds.v[i];
+	env = G->ids.n ? calloc(G->ids.n, sizeof(*env)) : NULL;
+	if (G->ids.n && !env)
+		goto unreadable;
+	for (i = 0; i < G->ids.n; i++)
+		env[i] = (const char *const *)agc_adapter_table[G->ents.v[G->id_ent.v[i]].agent]->env_names;
+	memset(&q, 0, sizeof(q));
+	q.procroot = ctx->procroot;
+	q.ids = (const char *const *)G->ids.v;
+	q.n_ids = G->ids.n;
+	q.id_session = G->id_ent.v;
+	q.id_env_names = env;
+	q.files = G->files.v;
+	q.n_files = G->files.n;
+	q.with_maps = true;
+	q.every_session = true;
+	q.exempt = ls_exempt;
+	if (n_cwd) {
+		q.agent_cwd = G->cwds.v;
+		q.n_agent_cwd = n_cwd;
+		q.agent_proc = agc_adapter_table[acct.agent]->agent_proc;
+		q.accounted = ls_accounted;
+		q.accounted_ud = &acct;
+	}
+	if (agc_holders_scan(&q, &h) < 0)
+		goto unreadable;
+	for (i = 0; i < h.n; i++)
+		if (h.v[i].session < G->ents.n)
+			G->ents.v[h.v[i].session].live = true;
+	agc_holders_release(&h);
+	free(env);
+	ls_gate_up(G);
+	return;
+unreadable:
+	agc_holders_release(&h);
+	free(env);
+	for (i = 0; i < G->ents.n; i++)
+		G->ents.v[i].live = true;
 }
 
 static void ls_warn(agc_ls_sink *s, const char *msg)
@@ -714,6 +1157,12 @@ int agc_ls(agc_ctx *ctx, const agc_ls_opts *opts, int (*cb)(const agc_session_in
 	memset(&c, 0, sizeof(c));
 	c.sink.add = ls_add;
 	c.sink.warn = ls_warn;
+	c.sink.gate_new = gate_new;
+	c.sink.gate_id = gate_id;
+	c.sink.gate_file = gate_file;
+	c.sink.gate_agent_cwd = gate_agent_cwd;
+	c.sink.gate_live = gate_live;
+	c.sink.gate_parent = gate_parent;
 	c.opts = opts;
 	c.now_ms = ctx->now_ms;
 	for (a = 0; agc_adapter_table[a]; a++) {
@@ -727,6 +1176,12 @@ int agc_ls(agc_ctx *ctx, const agc_ls_opts *opts, int (*cb)(const agc_session_in
 		if (!rs || agc_adapter_table[a]->list(ctx, rs, opts, &c.sink) < 0)
 			rc = -1;
 	}
+	/* R5: live is the gate's answer, from one scan for every session */
+	ls_gate_scan(ctx, &c);
+	for (i = 0; i < c.rows.n; i++)
+		if (c.rows.v[i].gate < c.gate.ents.n)
+			c.rows.v[i].info.live = c.gate.ents.v[c.rows.v[i].gate].live;
+	ls_gate_release(&c.gate);
 	if (c.rows.n > 1)
 		qsort_r(c.rows.v, c.rows.n, sizeof(*c.rows.v), cmp_rows, (void *)&opts->sort);
 	n = opts->limit && opts->limit < c.rows.n ? opts->limit : c.rows.n;

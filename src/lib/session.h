@@ -3,6 +3,8 @@
 #define AGC_SESSION_H
 
 #include <dirent.h>
+#include <stdbool.h>
+#include <sys/stat.h>
 
 #include "core.h"
 
@@ -20,5 +22,58 @@ DIR *agc_dir_at(int rootfd, const char *rel);
 /* The same, noting a dir that exists but cannot be read, so the session is reported as left
  * behind (exit 3), never as purged (R8). */
 DIR *agc_plan_dir(agc_plan *p, size_t root, int rootfd, const char *rel);
+
+/* SPEC "Output", Sizes: the figures of a session, the same for ls, show, purge and dry runs.
+ * bytes: the apparent size (st_size) of every regular file of the session, those inside its
+ * dirs included, plus the stored size of its rows (agc_db_row_size_sql) and of its lines in
+ * shared files (each line with its newline). disk: st_blocks x 512 of every entry of its
+ * files and dirs. */
+typedef struct agc_size {
+	uint64_t bytes;
+	uint64_t disk;
+} agc_size;
+
+#define AGC_SIZE_MAX_ENTRIES 1000000 /* entries measured inside one artifact (R8) */
+
+/* Add the figures of the entry name of the open dir dirfd (borrowed; st its lstat, or NULL):
+ * a file, a link, or a dir with everything inside it, never through a link or into a mount
+ * point. The one function every listing and discovery measures an artifact with. *mtime_ms
+ * (may be NULL) is raised to the newest mtime seen. Returns 0, AGC_ENOTFOUND or -1. */
+int agc_size_entry(int dirfd, const char *name, const struct stat *st, agc_size *sz,
+		   int64_t *mtime_ms);
+
+/* agc_size_entry of rel beneath rootfd (borrowed), lstat'ed there with the dirs on the way
+ * looked through read-only, as discovery looks (the removal never follows them). Returns 1
+ * when it was there and measured, 0 when it does not exist, -1 when it could not be. */
+int agc_size_at(int rootfd, const char *rel, agc_size *sz, int64_t *mtime_ms);
+
+struct agc_ls_sink;
+/* ls (SPEC "Sizes", R5): agc_size_entry of an artifact of gate entry g, which also gives the
+ * gate the artifact (not a link) and every file and dir inside it, when gate is set (an
+ * artifact the in-use gate does not look at: unset). */
+int agc_ls_charge(struct agc_ls_sink *s, size_t g, bool gate, int dirfd, const char *name,
+		  const struct stat *st, agc_size *sz, int64_t *mtime_ms);
+/* The same for rel beneath rootfd, as agc_size_at. */
+int agc_ls_charge_at(struct agc_ls_sink *s, size_t g, bool gate, int rootfd, const char *rel,
+		     agc_size *sz, int64_t *mtime_ms);
+/* The gate entry calls of the sink, safe with AGC_LS_NO_GATE. */
+size_t agc_ls_gate_new(struct agc_ls_sink *s, size_t agent);
+void agc_ls_gate_id(struct agc_ls_sink *s, size_t g, const char *id);
+void agc_ls_gate_file(struct agc_ls_sink *s, size_t g, const struct stat *st);
+void agc_ls_gate_agent_cwd(struct agc_ls_sink *s, size_t g, const struct stat *st);
+void agc_ls_gate_live(struct agc_ls_sink *s, size_t g);
+void agc_ls_gate_parent(struct agc_ls_sink *s, size_t g, size_t parent);
+
+/* The figures of everything a plan holds: its artifacts, its row sets, its line sets. */
+void agc_plan_size(const agc_plan *p, agc_size *out);
+
+/* SPEC "Output", Titles: at most AGC_TITLE_MAX characters (code points), a longer one cut on a
+ * character boundary and ended with U+2026. */
+#define AGC_TITLE_MAX 200
+
+/* A title as listings and reports give it: s cut to AGC_TITLE_MAX characters with "…" when
+ * longer; nothing else changes (control characters are the printer's to neutralise). NULL for
+ * NULL or an empty s. malloc'd. */
+char *agc_title_cut(const char *s);
 
 #endif

@@ -302,6 +302,81 @@ static void test_holders_cmdline_live(void **state)
 	agc_holders_release(&h);
 }
 
+/* SPEC "live in ls": a query of many sessions (ids past the index threshold, each with its
+ * session and its own agent's variables) finds the same holders as one query per session,
+ * each for its session: an id in argv (any case), the id in the variable of its own agent
+ * only, a file of the session open by a process that holds another session already. */
+static void test_holders_many_sessions(void **state)
+{
+	enum { N = 40 };
+	char lower[N][37], mixed[N][37], argv0[128], e1[96], e2[96];
+	char *env1[] = {e1, NULL}, *env2[] = {e2, NULL};
+	const char *ids[N];
+	size_t sess[N];
+	static const char *const claude_vars[] = {"CLAUDE_CODE_SESSION_ID", NULL};
+	const char *const *vars[N];
+	agc_gate_file files[1] = {0};
+	agc_holders h = {NULL, 0, 0};
+	agc_gate_query q;
+	pid_t by_argv, by_env, by_other_env, by_file;
+	size_t i, k;
+
+	(void)state;
+	for (i = 0; i < N; i++) {
+		make_uuid(lower[i], mixed[i]);
+		ids[i] = lower[i];
+		sess[i] = 100 + i;
+		/* ids of even sessions are of an agent without variables */
+		vars[i] = i % 2 ? claude_vars : NULL;
+	}
+	snprintf(argv0, sizeof(argv0), "claude --resume %s", mixed[7]);
+	by_argv = spawn_sleep(argv0, NULL);
+	snprintf(e1, sizeof(e1), "CLAUDE_CODE_SESSION_ID=%s", mixed[9]);
+	by_env = spawn_sleep("sleep", env1);
+	/* session 10's agent has no such variable: no holder */
+	snprintf(e2, sizeof(e2), "CLAUDE_CODE_SESSION_ID=%s", lower[10]);
+	by_other_env = spawn_sleep("sleep", env2);
+	/* this test's own argv names none of the ids; the forked holder holds session 3's file
+	 * and (as a child of this process) nothing else */
+	writes_t("s3.jsonl", "x");
+	files[0].id = devino_t("s3.jsonl");
+	files[0].label = "s3";
+	files[0].session = 103;
+	files[0].no_exempt = true;
+	by_file = spawn_holder("s3.jsonl", true);
+
+	memset(&q, 0, sizeof(q));
+	q.procroot = "/proc";
+	q.ids = ids;
+	q.n_ids = N;
+	q.id_session = sess;
+	q.id_env_names = vars;
+	q.files = files;
+	q.n_files = 1;
+	q.with_maps = true;
+	q.every_session = true;
+	assert_int_equal(agc_holders_scan(&q, &h), 0);
+	for (i = 0, k = 0; i < h.n; i++) {
+		if (h.v[i].pid == by_argv) {
+			assert_int_equal(h.v[i].why, AGC_WHY_CMDLINE);
+			assert_int_equal(h.v[i].session, 107);
+			assert_string_equal(h.v[i].what, lower[7]);
+			k |= 1;
+		} else if (h.v[i].pid == by_env) {
+			assert_int_equal(h.v[i].why, AGC_WHY_ENVIRON);
+			assert_int_equal(h.v[i].session, 109);
+			k |= 2;
+		} else if (h.v[i].pid == by_file) {
+			assert_int_equal(h.v[i].why, AGC_WHY_OPEN_FILE);
+			assert_int_equal(h.v[i].session, 103);
+			k |= 4;
+		}
+		assert_int_not_equal(h.v[i].pid, by_other_env);
+	}
+	assert_int_equal(k, 7);
+	agc_holders_release(&h);
+}
+
 /* R5: agentgc and its ancestors never count by argv, even when their argv holds the id. */
 static void test_holders_cmdline_self_skipped(void **state)
 {
@@ -368,7 +443,7 @@ static void test_holders_environ_live(void **state)
 /* R5: a process with one of the session's files open is a holder, with that file's index. */
 static void test_holders_open_file_live(void **state)
 {
-	agc_gate_file files[2];
+	agc_gate_file files[2] = {0};
 	agc_holders h = {NULL, 0, 0};
 	agc_gate_query q;
 	const agc_holder *x;
@@ -400,7 +475,7 @@ static void test_holders_open_file_live(void **state)
 /* R5: agentgc's own fds never make it a holder. */
 static void test_holders_open_file_self_skipped(void **state)
 {
-	agc_gate_file files[1];
+	agc_gate_file files[1] = {0};
 	agc_holders h = {NULL, 0, 0};
 	agc_gate_query q;
 	int fd;
@@ -427,7 +502,7 @@ static void test_holders_open_file_self_skipped(void **state)
 /* A mapping counts only when maps are asked for: the child closed its fd after mmap. */
 static void test_holders_maps_live(void **state)
 {
-	agc_gate_file files[1];
+	agc_gate_file files[1] = {0};
 	agc_holders h = {NULL, 0, 0};
 	agc_gate_query q;
 	const agc_holder *x;
@@ -474,7 +549,7 @@ static bool exempt_cb(const char *argv, size_t len, void *ud)
 static void test_holders_exempt(void **state)
 {
 	exempt_log log = {0, true, false};
-	agc_gate_file files[1];
+	agc_gate_file files[1] = {0};
 	agc_holders h = {NULL, 0, 0};
 	agc_gate_query q;
 	pid_t child;
@@ -511,7 +586,7 @@ static void test_holders_unreadable_skipped(void **state)
 {
 	char lower[37], mixed[37], argv0[96];
 	const char *ids[1], *names[1] = {"CODEX_THREAD_ID"};
-	agc_gate_file files[1];
+	agc_gate_file files[1] = {0};
 	pid_t holder, byname, child;
 	int status;
 
@@ -609,7 +684,7 @@ static int unstatable_fd_child(const char *base)
 	static const char stat_text[] =
 		"600 (claude) S 1 600 600 0 -1 4194560 1 0 0 0 0 0 0 0 20 0 1 0 1000 5000 100\n";
 	char name[16];
-	agc_gate_file files[1];
+	agc_gate_file files[1] = {0};
 	agc_holders h = {NULL, 0, 0};
 	agc_gate_query q;
 	struct stat st;
@@ -742,7 +817,7 @@ static void test_holders_fake_tree(void **state)
 	static const char id[] = "0b9e8a4e-5f0f-4a5e-9d4b-6c1f4f0a1b2c";
 	const char *ids[1] = {id}, *names[1] = {"CODEX_THREAD_ID"};
 	char argv[256];
-	agc_gate_file files[3];
+	agc_gate_file files[3] = {0};
 	agc_holders h = {NULL, 0, 0};
 	agc_gate_query q;
 	const agc_holder *x;
@@ -831,7 +906,7 @@ static bool accounted_703(pid_t pid, void *ud)
  * for, and only when its argv is the agent's. */
 static void test_holders_cwd(void **state)
 {
-	agc_gate_file files[2], project;
+	agc_gate_file files[2] = {0}, project = {0};
 	agc_holders h = {NULL, 0, 0};
 	agc_gate_query q;
 	const agc_holder *x;
@@ -911,7 +986,7 @@ static void test_holders_maps_only_when_needed(void **state)
 {
 	static const char id[] = "ses_maps";
 	const char *ids[1] = {id};
-	agc_gate_file files[1];
+	agc_gate_file files[1] = {0};
 	agc_holders h = {NULL, 0, 0};
 	agc_gate_query q;
 
@@ -1006,6 +1081,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_holders_cmdline_live, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_holders_cmdline_self_skipped, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_holders_environ_live, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_holders_many_sessions, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_holders_open_file_live, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_holders_open_file_self_skipped, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_holders_maps_live, setup, teardown),

@@ -1,5 +1,6 @@
 /* Claude Code: sessions are files under the config dir and the temp dir
  * (formats/claude-code.md). */
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -25,6 +26,8 @@
 #define HEAD_LINES 50                 /* ls reads at most this many lines of a transcript */
 #define HEAD_BYTES ((uint64_t)1 << 20)
 #define HEAD_LINE_MAX ((size_t)256 * 1024) /* a longer line of a transcript head is skipped */
+#define TAIL_BYTES ((uint64_t)64 << 10) /* ls reads at most this much of a transcript's end */
+#define TITLE_BYTES 1024              /* of a prompt's first line: more than 200 characters */
 #define STARTED_AT_TOLERANCE_MS 15000 /* startedAt is taken a little after the process starts */
 #define DIR_ENTRIES_MAX ((size_t)10 << 20)
 /* R5: a Claude process without a registry entry holds a session whose transcript changed
@@ -539,7 +542,7 @@ static int discover_registry(agc_plan *p, int cfg, const char *id)
 
 /* R5: every process Claude starts for a tool has the session in its environment, and a
  * detached one outlives Claude (formats/claude-code.md §5, item 5). */
-static const char *const claude_env_names[] = {"CLAUDE_CODE_SESSION_ID"};
+static const char *const claude_env_names[] = {"CLAUDE_CODE_SESSION_ID", NULL};
 
 static bool ends_with(const char *s, size_t n, const char *suffix)
 {
@@ -576,10 +579,9 @@ static bool claude_agent_proc(const char *argv, size_t len)
 /* R5: whether a live registry entry accounts for pid: sessions/<pid>.json names a session
  * and its process is the one running (a Claude process of another session is no holder of
  * this one). An entry that cannot be read or judged accounts for nothing. */
-static bool claude_accounted(const agc_plan *p, pid_t pid)
+static bool accounted_in(int cfg, const char *procroot, pid_t pid)
 {
 	agc_buf text = AGC_BUF_INIT_MAX(REGISTRY_MAX + 1);
-	int cfg = p->rootfd[R_CONFIG];
 	char name[32], id[AGC_ID_MAX];
 	const char *sid;
 	bool yes = false;
@@ -593,12 +595,28 @@ static bool claude_accounted(const agc_plan *p, pid_t pid)
 		j = agc_json_parse(text.ptr, text.len);
 		sid = agc_json_str(j, "sessionId");
 		yes = sid && agc_id_uuid(sid, id) == 0 &&
-		      agc_claude_registry_judge(p->ctx->procroot, pid, text.ptr, text.len, id) ==
-			      AGC_CLAUDE_REG_LIVE;
+		      agc_claude_registry_judge(procroot, pid, text.ptr, text.len, id) == AGC_CLAUDE_REG_LIVE;
 		json_decref(j);
 	}
 	closedir(d);
 	agc_buf_release(&text);
+	return yes;
+}
+
+static bool claude_accounted(const agc_plan *p, pid_t pid)
+{
+	return accounted_in(p->rootfd[R_CONFIG], p->ctx->procroot, pid);
+}
+
+/* The same for ls, from the config root (opened for the question: asked only of a Claude
+ * process at the project of a session that changed lately). */
+static bool claude_accounted_ls(agc_ctx *ctx, const agc_rootset *rs, pid_t pid)
+{
+	int cfg = rs->v[R_CONFIG].exists && rs->v[R_CONFIG].real ? agc_walk_open_root(rs->v[R_CONFIG].real) : -1;
+	bool yes = cfg >= 0 && accounted_in(cfg, ctx->procroot, pid);
+
+	if (cfg >= 0)
+		close(cfg);
 	return yes;
 }
 
@@ -648,15 +666,17 @@ static void head_release(head *h)
 	memset(h, 0, sizeof(*h));
 }
 
-/* A one-line title from a prompt: first line, control bytes dropped, at most 80 bytes. */
+/* A one-line title from a prompt or a name: its first non-empty line, C0 controls as spaces,
+ * long enough for agc_title_cut to know whether it is longer than a title may be (the cut
+ * itself is the same for every agent). NULL when nothing is left. */
 static char *make_title(const char *s)
 {
-	char buf[100];
+	char buf[TITLE_BYTES + 1];
 	size_t o = 0;
 
-	while (*s == ' ' || *s == '\n' || *s == '\t')
+	while (*s == ' ' || *s == '\n' || *s == '\r' || *s == '\t')
 		s++;
-	for (; *s && *s != '\n' && o < 80; s++)
+	for (; *s && *s != '\n' && o < TITLE_BYTES; s++)
 		buf[o++] = (unsigned char)*s < 0x20 ? ' ' : *s;
 	/* Stopped inside a UTF-8 sequence: drop its first bytes rather than cut it. */
 	if (((unsigned char)*s & 0xc0) == 0x80) {
@@ -668,7 +688,7 @@ static char *make_title(const char *s)
 	while (o && buf[o - 1] == ' ')
 		o--;
 	buf[o] = '\0';
-	return o ? agc_strdup(buf) : NULL;
+	return o ? agc_title_cut(buf) : NULL;
 }
 
 static const char *prompt_text(const json_t *msg)
@@ -690,29 +710,117 @@ static const char *prompt_text(const json_t *msg)
 	return NULL;
 }
 
-/* Read title, cwd and creation time from the first lines of a transcript, never the whole: a
- * FIFO or a device is never opened, and at most HEAD_BYTES plus one line are read even when
- * the head is one line without an end (R8). */
+/* SPEC "Titles": what Claude writes into a user line for a command (/init, /rename: its
+ * <command-name>, <command-message>, <command-args>) and for a local command's output
+ * (<local-command-stdout>, <local-command-stderr>, <local-command-caveat>) is no prompt a
+ * person typed. */
+static bool command_text(const char *t)
+{
+	while (*t == ' ' || *t == '\n' || *t == '\r' || *t == '\t')
+		t++;
+	return strncmp(t, "<command-", 9) == 0 || strncmp(t, "<local-command-", 15) == 0;
+}
+
+/* The name a user gave the session in a custom-title line (/rename), as a title, or NULL. */
+static char *custom_title(const json_t *j)
+{
+	const char *t = agc_json_str(j, "type"), *v;
+
+	if (!t || strcmp(t, "custom-title") != 0)
+		return NULL;
+	if (!(v = agc_json_str(j, "customTitle")) && !(v = agc_json_str(j, "title")))
+		return NULL;
+	return make_title(v);
+}
+
+/* The last custom-title line in the bounded tail of the transcript (from offset from on, at
+ * most TAIL_BYTES): /rename appends one, and Claude writes its session's name again near the
+ * end when it resumes one, so a listing finds it there without reading the whole file (R8).
+ * Only lines that hold the word are parsed. NULL when there is none. */
+static char *tail_title(int fd, uint64_t size, uint64_t from)
+{
+	uint64_t start = size > TAIL_BYTES ? size - TAIL_BYTES : 0;
+	char *buf, *p, *end, *found = NULL;
+	ssize_t n;
+
+	if (start < from)
+		start = from;
+	if (size <= start)
+		return NULL;
+	buf = malloc((size_t)(size - start) + 1);
+	if (!buf)
+		return NULL;
+	n = pread(fd, buf, (size_t)(size - start), (off_t)start);
+	if (n <= 0) {
+		free(buf);
+		return NULL;
+	}
+	buf[n] = '\0';
+	p = buf;
+	end = buf + n;
+	/* a tail that starts inside a line starts at the next one */
+	if (start > from && start > 0) {
+		char before;
+
+		if (pread(fd, &before, 1, (off_t)start - 1) != 1 || before != '\n') {
+			p = memchr(p, '\n', (size_t)(end - p));
+			p = p ? p + 1 : end;
+		}
+	}
+	while (p < end) {
+		char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
+
+		/* a last line without its end may still be being written: it is not read */
+		if (!nl)
+			break;
+		if (len && memmem(p, len, "custom-title", 12)) {
+			json_t *j = agc_json_parse(p, len);
+			char *t = custom_title(j);
+
+			json_decref(j);
+			if (t) {
+				free(found);
+				found = t;
+			}
+		}
+		p += len + 1;
+	}
+	free(buf);
+	return found;
+}
+
+/* Read title, cwd and creation time from the first lines of a transcript, and the name a user
+ * gave it from its last lines, never the whole: a FIFO or a device is never opened, and at
+ * most HEAD_BYTES plus one line, then TAIL_BYTES, are read even when the head is one line
+ * without an end (R8). SPEC "Titles": the user's name (the last custom-title line) first,
+ * else the first prompt a person typed: not a meta line, not a command or its output, not a
+ * sub-agent's. */
 static void read_head(int dirfd_, const char *name, head *h)
 {
-	int fd = agc_open_file_at(dirfd_, name, 0, NULL);
+	struct stat st;
+	int fd = agc_open_file_at(dirfd_, name, 0, &st);
 	agc_lines lr;
 	const char *line;
 	size_t len;
 	bool toolong;
-	int n = 0;
-	char *custom = NULL;
+	int n = 0, rc = 0;
+	char *custom = NULL, *t;
 
 	memset(h, 0, sizeof(*h));
 	if (fd < 0)
 		return;
 	agc_lines_init(&lr, fd, HEAD_LINE_MAX);
 	agc_lines_limit(&lr, HEAD_BYTES + HEAD_LINE_MAX);
-	while (n++ < HEAD_LINES && lr.offset < HEAD_BYTES && agc_lines_next(&lr, &line, &len, &toolong) == 1) {
+	while (n++ < HEAD_LINES && lr.offset < HEAD_BYTES &&
+	       (rc = agc_lines_next(&lr, &line, &len, &toolong)) == 1) {
 		json_t *j;
-		const char *t, *v;
+		const char *ty, *v;
 
 		if (toolong || !len)
+			continue;
+		/* once the rest is known, only a name given later in the head is worth parsing */
+		if (h->cwd && h->title && h->created_ms && !memmem(line, len, "custom-title", 12))
 			continue;
 		j = agc_json_parse(line, len);
 		if (!j)
@@ -721,23 +829,28 @@ static void read_head(int dirfd_, const char *name, head *h)
 			h->cwd = agc_strdup(v);
 		if (!h->created_ms && (v = agc_json_str(j, "timestamp")))
 			agc_time_parse_iso(v, &h->created_ms);
-		t = agc_json_str(j, "type");
-		if (t && !custom && strcmp(t, "custom-title") == 0 &&
-		    ((v = agc_json_str(j, "customTitle")) || (v = agc_json_str(j, "title"))))
-			custom = make_title(v);
-		if (t && !h->title && strcmp(t, "summary") == 0 && (v = agc_json_str(j, "summary")))
-			h->title = make_title(v);
-		if (t && !h->title && strcmp(t, "user") == 0 && !json_is_true(json_object_get(j, "isMeta")) &&
+		ty = agc_json_str(j, "type");
+		if ((t = custom_title(j))) {
+			free(custom);
+			custom = t;
+		}
+		if (ty && !h->title && strcmp(ty, "user") == 0 && !json_is_true(json_object_get(j, "isMeta")) &&
 		    !json_is_true(json_object_get(j, "isSidechain"))) {
 			const char *pt = prompt_text(json_object_get(j, "message"));
 
-			if (pt)
+			if (pt && !command_text(pt))
 				h->title = make_title(pt);
 		}
 		json_decref(j);
-		/* Enough to list it: a custom title later in the file is not worth reading on. */
-		if (h->cwd && h->title && h->created_ms)
-			break;
+	}
+	/* The user's name may come later than the head: it is looked for in the tail, and the
+	 * last one wins (a second /rename). All of the file was read when the reader ended. */
+	if (rc == 1 || lr.capped) {
+		t = tail_title(fd, (uint64_t)st.st_size, lr.offset);
+		if (t) {
+			free(custom);
+			custom = t;
+		}
 	}
 	if (custom) {
 		free(h->title);
@@ -1215,12 +1328,23 @@ static int claude_discover(agc_plan *p)
 
 /* ---- listing ------------------------------------------------------------------------------- */
 
+/* This adapter's index in agc_adapter_table, for ls's gate entries. */
+static size_t claude_index(void)
+{
+	int i = agc_agent_find("claude");
+
+	return i < 0 ? 0 : (size_t)i;
+}
+
 typedef struct row {
 	char id[AGC_UUID_LEN + 1];
 	char *project;
 	char *title;
+	char *keydir;  /* the projects/ dir its transcript is in (root sessions) */
 	int64_t created_ms, updated_ms;
-	uint64_t bytes;
+	agc_size sz;   /* SPEC "Sizes": every artifact discovery finds of it */
+	size_t gate;   /* its entry of ls's gate (R5); a sub-agent's is its parent's */
+	int64_t proj_mtime; /* newest mtime of what the gate sees of it under projects/ */
 	bool live;
 	char *parent; /* sub-agents */
 } row;
@@ -1298,58 +1422,343 @@ static DIR *ls_dir(agc_ls_sink *sink, const agc_root *root, int rootfd, const ch
 	return d;
 }
 
-/* Add the size and mtime of the entry leaf of the open dir dfd to the row of the session whose
- * id is the uuid at the start of name. */
-static void charge(rows *r, int dfd, const char *leaf, const char *name)
+/* The root session a name in one of the config dir's flat dirs belongs to, by the names
+ * discovery gives its artifacts there (claude_discover): <S> in file-history/, session-env/,
+ * tasks/, image-cache/, uploads/, jobs/; <S>.txt in debug/; <S>-agent-<A>.json in todos/;
+ * 1p_failed_events.<S>.<...> in telemetry/. A prefix twin (<S>x) is no one's (R4). */
+static row *side_owner(rows *r, const char *dir, const char *name)
 {
+	size_t nl = strlen(name);
 	char id[AGC_UUID_LEN + 1];
-	struct stat st;
-	row *w;
-	uint64_t bytes = 0;
-	int64_t mt = 0;
+	const char *u = name;
 
-	if (strlen(name) < AGC_UUID_LEN || !agc_id_is_uuid(name, AGC_UUID_LEN))
-		return;
-	memcpy(id, name, AGC_UUID_LEN);
-	id[AGC_UUID_LEN] = '\0';
-	w = rows_find(r, id);
-	if (!w || fstatat(dfd, leaf, &st, AT_SYMLINK_NOFOLLOW) < 0)
-		return;
-	if (S_ISDIR(st.st_mode)) {
-		if (agc_remove_measure_in(dfd, leaf, &st, 1000000, &bytes, &mt) != 0)
-			return;
-	} else {
-		bytes = S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
-		mt = ms_of(&st.st_mtim);
+	if (strcmp(dir, "debug") == 0) {
+		if (nl != AGC_UUID_LEN + 4 || strcmp(name + AGC_UUID_LEN, ".txt") != 0)
+			return NULL;
+	} else if (strcmp(dir, "todos") == 0) {
+		if (nl <= AGC_UUID_LEN + 7 + 5 || strncmp(name + AGC_UUID_LEN, "-agent-", 7) != 0 ||
+		    strcmp(name + nl - 5, ".json") != 0)
+			return NULL;
+	} else if (strcmp(dir, "telemetry") == 0) {
+		if (strncmp(name, "1p_failed_events.", 17) != 0 || nl <= 17 + AGC_UUID_LEN + 1 ||
+		    name[17 + AGC_UUID_LEN] != '.')
+			return NULL;
+		u = name + 17;
+	} else if (nl != AGC_UUID_LEN) {
+		return NULL;
 	}
-	w->bytes += bytes;
-	if (mt > w->updated_ms)
-		w->updated_ms = mt;
+	if (!agc_id_is_uuid(u, AGC_UUID_LEN))
+		return NULL;
+	memcpy(id, u, AGC_UUID_LEN);
+	id[AGC_UUID_LEN] = '\0';
+	return rows_find(r, id);
 }
 
-/* Charge every entry of dir (files and dirs keyed by a leading uuid). */
+/* Charge every entry of dir that belongs to a session (side_owner) to it: its figures and its
+ * newest mtime. debug/latest goes with the session whose log it points at. */
 static void charge_dir(rows *r, agc_ls_sink *sink, const agc_root *root, int rootfd, const char *dir)
 {
 	DIR *d = ls_dir(sink, root, rootfd, dir);
 	struct dirent *e;
 	size_t seen = 0;
+	row *w;
 
 	if (!d)
 		return;
 	while ((e = readdir(d)) && seen++ < DIR_ENTRIES_MAX) {
-		const char *name = e->d_name;
+		bool gate;
 
-		if (name[0] == '.')
+		if (e->d_name[0] == '.' || !(w = side_owner(r, dir, e->d_name)))
 			continue;
-		if (strncmp(name, "1p_failed_events.", 17) == 0)
-			name += 17;
-		charge(r, dirfd(d), e->d_name, name);
+		/* what in-use's discovery gives the gate (claude_discover with gate_only): not the
+		 * telemetry files, and of todos/ only the session's own */
+		gate = strcmp(dir, "telemetry") != 0 &&
+		       (strcmp(dir, "todos") != 0 || (strncmp(e->d_name + AGC_UUID_LEN + 7, w->id, AGC_UUID_LEN) == 0 &&
+						       strcmp(e->d_name + 2 * AGC_UUID_LEN + 7, ".json") == 0));
+		agc_ls_charge(sink, w->gate, gate, dirfd(d), e->d_name, NULL, &w->sz, &w->updated_ms);
+	}
+	if (strcmp(dir, "debug") == 0) {
+		char target[512];
+		ssize_t tl = readlinkat(dirfd(d), "latest", target, sizeof(target) - 1);
+		const char *base;
+
+		if (tl > 0) {
+			target[tl] = '\0';
+			base = strrchr(target, '/');
+			base = base ? base + 1 : target;
+			/* never the gate's (AGC_ART_NO_GATE) */
+			if ((w = side_owner(r, "debug", base)))
+				agc_ls_charge(sink, w->gate, false, dirfd(d), "latest", NULL, &w->sz, &w->updated_ms);
+		}
 	}
 	closedir(d);
 }
 
-static int list_subagents_at(rows *r, int cfg, const char *rel, const char *parent,
-			     const char *project, int depth)
+/* One key dir of the temp root: <K'>/<S> of every session, or s/<scratch of S> (the
+ * scratchpads, named by a hash of the id: scratch is sorted by name). */
+typedef struct scratch_ent {
+	char name[13];
+	row *w;
+} scratch_ent;
+
+static int cmp_scratch(const void *a, const void *b)
+{
+	return strcmp(((const scratch_ent *)a)->name, ((const scratch_ent *)b)->name);
+}
+
+static void charge_temp_dir(rows *r, agc_ls_sink *sink, const agc_root *root, int tmp, const char *top,
+			    const char *key, const scratch_ent *scratch, size_t nscratch)
+{
+	char rel[4096];
+	DIR *d;
+	struct dirent *e;
+	size_t seen = 0;
+
+	if ((size_t)snprintf(rel, sizeof(rel), "%s/%s", top, key) >= sizeof(rel))
+		return;
+	d = ls_dir(sink, root, tmp, rel);
+	while (d && (e = readdir(d)) && seen++ < DIR_ENTRIES_MAX) {
+		row *w = NULL;
+
+		if (e->d_name[0] == '.')
+			continue;
+		if (strcmp(key, "s") == 0) {
+			scratch_ent k, *hit;
+
+			if (strlen(e->d_name) != 12 || !scratch)
+				continue;
+			memcpy(k.name, e->d_name, 13);
+			hit = bsearch(&k, scratch, nscratch, sizeof(*scratch), cmp_scratch);
+			w = hit ? hit->w : NULL;
+		} else if (strlen(e->d_name) == AGC_UUID_LEN && agc_id_is_uuid(e->d_name, AGC_UUID_LEN)) {
+			w = rows_find(r, e->d_name);
+		}
+		if (w)
+			agc_ls_charge(sink, w->gate, true, dirfd(d), e->d_name, NULL, &w->sz, &w->updated_ms);
+	}
+	if (d)
+		closedir(d);
+}
+
+/* A paste hash of history.jsonl: the session whose lines reference it, or none when another
+ * line names it too (discover_history leaves such a file: it is shared). */
+typedef struct paste_ent {
+	char *hash;
+	row *owner;
+	bool shared;
+} paste_ent;
+
+typedef struct pastes {
+	paste_ent *v;
+	size_t n, cap;
+	size_t lens[65]; /* hash lengths present */
+} pastes;
+
+static int cmp_paste(const void *a, const void *b)
+{
+	return strcmp(((const paste_ent *)a)->hash, ((const paste_ent *)b)->hash);
+}
+
+/* Mark shared every known paste hash the line names (any case) unless owner is its owner. */
+static void paste_mentions(pastes *P, const char *line, size_t len, const row *owner)
+{
+	size_t i = 0, run, k, l, at;
+	char cand[65];
+
+	while (i < len) {
+		for (run = 0; i + run < len && isxdigit((unsigned char)line[i + run]); run++)
+			;
+		for (l = 8; run >= 8 && l <= 64 && l <= run; l++) {
+			if (!P->lens[l])
+				continue;
+			for (at = 0; at + l <= run; at++) {
+				paste_ent key, *hit;
+
+				for (k = 0; k < l; k++)
+					cand[k] = (char)tolower((unsigned char)line[i + at + k]);
+				cand[l] = '\0';
+				key.hash = cand;
+				hit = bsearch(&key, P->v, P->n, sizeof(*P->v), cmp_paste);
+				if (hit && hit->owner != owner)
+					hit->shared = true;
+			}
+		}
+		i += run ? run : 1;
+	}
+}
+
+/* history.jsonl, read once for every session (R8: bounded as discovery reads it): each line
+ * with its newline to the session it names, and the paste-cache files only that session's
+ * lines reference (discover_history's two passes, for all sessions at once). */
+static void charge_history(rows *r, int cfg)
+{
+	agc_buf in = AGC_BUF_INIT_MAX(((size_t)1 << 30) + 1);
+	pastes P = {0};
+	struct { row **v; size_t n, cap; } owners = {0};
+	const char *s, *end;
+	struct stat st;
+	size_t i;
+	int fd;
+
+	if (fstatat(cfg, "history.jsonl", &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return;
+	fd = agc_open_file_at(cfg, "history.jsonl", S_ISLNK(st.st_mode) ? AGC_OPEN_FOLLOW : 0, NULL);
+	if (fd < 0 || agc_read_fd(fd, "history.jsonl", (size_t)1 << 30, &in) < 0) {
+		agc_buf_release(&in);
+		return;
+	}
+	/* Pass 1: lines to their sessions (each line parsed once; its owner kept for pass 2),
+	 * paste hashes to the sessions that reference them. */
+	s = agc_buf_cstr(&in);
+	end = s + in.len;
+	while (s < end) {
+		const char *nl = memchr(s, '\n', (size_t)(end - s));
+		size_t len = nl ? (size_t)(nl - s) : (size_t)(end - s);
+		json_t *j = len <= AGC_LINE_MAX && len ? agc_json_parse(s, len) : NULL;
+		const char *sid = agc_json_str(j, "sessionId");
+		char id[AGC_ID_MAX];
+		row *w = sid && agc_id_uuid(sid, id) == 0 ? rows_find(r, id) : NULL;
+		row **slot = AGC_ARRAY_PUSH(&owners, (size_t)1 << 28);
+
+		if (!slot) {
+			json_decref(j);
+			break;
+		}
+		*slot = w;
+		if (w) {
+			json_t *pc = json_object_get(j, "pastedContents"), *v;
+			const char *k;
+
+			w->sz.bytes += len + (nl ? 1 : 0);
+			json_object_foreach(pc, k, v)
+			{
+				const char *h = agc_json_str(v, "contentHash");
+				paste_ent *e;
+
+				if (!h || !paste_hash_ok(h))
+					continue;
+				for (i = 0; i < P.n && strcmp(P.v[i].hash, h) != 0; i++)
+					;
+				if (i < P.n) {
+					if (P.v[i].owner != w)
+						P.v[i].shared = true;
+					continue;
+				}
+				e = AGC_ARRAY_PUSH(&P, 100000);
+				if (!e || !(e->hash = agc_strdup(h))) {
+					if (e)
+						P.n--;
+					continue;
+				}
+				e->owner = w;
+				e->shared = false;
+				P.lens[strlen(h)]++;
+			}
+		}
+		json_decref(j);
+		s += len + (nl ? 1 : 0);
+	}
+	/* Pass 2: a hash any other line names is shared. Lines pass 1 could not keep an owner
+	 * for are nobody's: what they name is shared (the safe side: the file stays). */
+	if (P.n) {
+		size_t line = 0;
+
+		qsort(P.v, P.n, sizeof(*P.v), cmp_paste);
+		s = agc_buf_cstr(&in);
+		while (s < end) {
+			const char *nl = memchr(s, '\n', (size_t)(end - s));
+			size_t len = nl ? (size_t)(nl - s) : (size_t)(end - s);
+
+			paste_mentions(&P, s, len, line < owners.n ? owners.v[line] : NULL);
+			line++;
+			s += len + (nl ? 1 : 0);
+		}
+	}
+	for (i = 0; i < P.n; i++) {
+		char rel[128];
+
+		if (!P.v[i].shared) {
+			snprintf(rel, sizeof(rel), "paste-cache/%s.txt", P.v[i].hash);
+			agc_size_at(cfg, rel, &P.v[i].owner->sz, NULL);
+		}
+		free(P.v[i].hash);
+	}
+	free(P.v);
+	free(owners.v);
+	agc_buf_release(&in);
+}
+
+/* Files in a projects/ dir that discovery takes with a session beside its transcript and dir
+ * (discover_projects): the sidecars, in any project dir; the compaction and superseded
+ * copies where the session has its transcript or dir; its dir in another project dir. */
+typedef struct pending {
+	char **v;
+	size_t n, cap;
+} pending;
+
+static void charge_pending(rows *r, agc_ls_sink *sink, int cfg, pending *pd)
+{
+	static const char *const side[] = {".ccr-tip.json", ".precompact.json", ".desktop-released.json"};
+	size_t i, k;
+
+	for (i = 0; i < pd->n; i++) {
+		const char *rel = pd->v[i], *name = strrchr(rel, '/') + 1, *sfx = name + AGC_UUID_LEN;
+		char id[AGC_UUID_LEN + 1], kdir[4096], there[4200];
+		struct stat st;
+		row *w;
+		bool take = false, has;
+
+		memcpy(id, name, AGC_UUID_LEN);
+		id[AGC_UUID_LEN] = '\0';
+		if (!(w = rows_find(r, id)))
+			continue;
+		snprintf(kdir, sizeof(kdir), "%.*s", (int)(name - 1 - rel), rel);
+		for (k = 0; k < sizeof(side) / sizeof(side[0]); k++)
+			take |= strcmp(sfx, side[k]) == 0;
+		/* the session has its transcript or dir in this project dir */
+		has = w->keydir && strcmp(kdir + 9, w->keydir) == 0;
+		snprintf(there, sizeof(there), "%s/%s", kdir, id);
+		has |= fstatat(cfg, there, &st, AT_SYMLINK_NOFOLLOW) == 0;
+		snprintf(there, sizeof(there), "%s/%s.jsonl", kdir, id);
+		has |= fstatat(cfg, there, &st, AT_SYMLINK_NOFOLLOW) == 0;
+		if (!*sfx)
+			/* the transcript's own dir was measured with it */
+			take = !w->keydir || strcmp(kdir + 9, w->keydir) != 0;
+		else if (!take)
+			take = has;
+		if (!take)
+			continue;
+		/* the gate (in-use's discovery) looks at side files only next to a transcript or
+		 * session dir, as discover_projects does */
+		agc_ls_charge_at(sink, w->gate, has, cfg, rel, &w->sz, &w->updated_ms);
+		if (has && fstatat(cfg, rel, &st, AT_SYMLINK_NOFOLLOW) == 0 && ms_of(&st.st_mtim) > w->proj_mtime)
+			w->proj_mtime = ms_of(&st.st_mtim);
+	}
+}
+
+/* Whether name (an entry of a project dir) is one charge_pending looks at. */
+static bool pending_name(const char *name)
+{
+	static const char *const side[] = {".ccr-tip.json", ".precompact.json", ".desktop-released.json"};
+	const char *sfx = name + AGC_UUID_LEN;
+	size_t k, nl = strlen(name);
+
+	if (nl < AGC_UUID_LEN || !agc_id_is_uuid(name, AGC_UUID_LEN))
+		return false;
+	if (!*sfx)
+		return true;
+	for (k = 0; k < sizeof(side) / sizeof(side[0]); k++)
+		if (strcmp(sfx, side[k]) == 0)
+			return true;
+	return (strncmp(sfx, ".jsonl.compact.tmp.", 19) == 0 && sfx[19]) ||
+	       (strncmp(sfx, ".jsonl.superseded-", 18) == 0 && sfx[18]);
+}
+
+/* The sub-agents under a session's subagents/ dir, nested dirs included, as discovery's
+ * collect_subagents finds them: their ids hold the session for the gate (R5), and with
+ * children they are listed, under the parent's gate entry. */
+static int list_subagents_at(rows *r, agc_ls_sink *sink, size_t gate, bool children, int cfg,
+			     const char *rel, const char *parent, const char *project, int depth)
 {
 	DIR *d;
 	struct dirent *e;
@@ -1371,35 +1780,41 @@ static int list_subagents_at(rows *r, int cfg, const char *rel, const char *pare
 			char sub[4096];
 
 			if ((size_t)snprintf(sub, sizeof(sub), "%s/%s", rel, e->d_name) < sizeof(sub))
-				list_subagents_at(r, cfg, sub, parent, project, depth + 1);
+				list_subagents_at(r, sink, gate, children, cfg, sub, parent, project, depth + 1);
 			continue;
 		}
 		/* the same grammar as discovery: ls lists no child that purge would not see (R1) */
 		if (!S_ISREG(st.st_mode) || !agc_claude_subagent_file(e->d_name, aid))
 			continue;
+		agc_ls_gate_id(sink, gate, aid);
+		if (!children)
+			continue;
 		w = AGC_ARRAY_PUSH(r, (size_t)1 << 26);
 		if (!w)
 			break;
 		memcpy(w->id, aid, sizeof(aid));
+		w->gate = gate;
 		w->parent = agc_strdup(parent);
 		w->project = project ? agc_strdup(project) : NULL;
-		w->bytes = (uint64_t)st.st_size;
 		w->updated_ms = ms_of(&st.st_mtim);
+		agc_size_entry(dirfd(d), e->d_name, &st, &w->sz, NULL);
 		w->created_ms = w->updated_ms;
 	}
 	closedir(d);
 	return 0;
 }
 
-static int list_subagents(rows *r, int cfg, const char *projdir, const char *parent, const char *project)
+static int list_subagents(rows *r, agc_ls_sink *sink, size_t gate, bool children, int cfg,
+			  const char *projdir, const char *parent, const char *project)
 {
 	char rel[4096];
 
 	snprintf(rel, sizeof(rel), "projects/%s/%s/subagents", projdir, parent);
-	return list_subagents_at(r, cfg, rel, parent, project, 0);
+	return list_subagents_at(r, sink, gate, children, cfg, rel, parent, project, 0);
 }
 
-static int list_projects(rows *r, agc_ls_sink *sink, const agc_root *root, int cfg, bool children)
+static int list_projects(rows *r, agc_ls_sink *sink, const agc_root *root, int cfg, bool children,
+			 pending *pend)
 {
 	DIR *d = ls_dir(sink, root, cfg, "projects");
 	struct dirent *e;
@@ -1426,8 +1841,19 @@ static int list_projects(rows *r, agc_ls_sink *sink, const agc_root *root, int c
 			size_t before;
 
 			if (nl != AGC_UUID_LEN + 6 || strcmp(f->d_name + AGC_UUID_LEN, ".jsonl") != 0 ||
-			    !agc_id_is_uuid(f->d_name, AGC_UUID_LEN))
+			    !agc_id_is_uuid(f->d_name, AGC_UUID_LEN)) {
+				char **slot;
+
+				/* looked at once every session is known */
+				if (!pending_name(f->d_name) ||
+				    (size_t)snprintf(rel, sizeof(rel), "projects/%s/%s", e->d_name, f->d_name) >=
+					    sizeof(rel) ||
+				    !(slot = AGC_ARRAY_PUSH(pend, DIR_ENTRIES_MAX)))
+					continue;
+				if (!(*slot = agc_strdup(rel)))
+					pend->n--;
 				continue;
+			}
 			if (fstatat(dirfd(pd), f->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
 				continue;
 			read_head(dirfd(pd), f->d_name, &h);
@@ -1444,26 +1870,29 @@ static int list_projects(rows *r, agc_ls_sink *sink, const agc_root *root, int c
 			w->title = h.title;
 			w->created_ms = h.created_ms ? h.created_ms : ms_of(&st.st_mtim);
 			w->updated_ms = ms_of(&st.st_mtim);
-			w->bytes = (uint64_t)st.st_size;
+			w->proj_mtime = w->updated_ms;
+			w->keydir = agc_strdup(e->d_name);
+			w->gate = agc_ls_gate_new(sink, claude_index());
+			agc_ls_gate_id(sink, w->gate, w->id);
+			agc_ls_charge(sink, w->gate, true, dirfd(pd), f->d_name, &st, &w->sz, NULL);
 			before = r->n;
 			/* the session's own dir (sub-agents, tool results) */
 			{
 				struct stat sst;
-				uint64_t b;
-				int64_t mt;
 				const char *sid = r->v[before - 1].id;
 
-				if (fstatat(dirfd(pd), sid, &sst, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(sst.st_mode) &&
-				    agc_remove_measure_in(dirfd(pd), sid, &sst, 1000000, &b, &mt) == 0) {
-					r->v[before - 1].bytes += b;
-					if (mt > r->v[before - 1].updated_ms)
-						r->v[before - 1].updated_ms = mt;
-					if (children) {
-						char pid_[AGC_UUID_LEN + 1];
+				if (fstatat(dirfd(pd), sid, &sst, AT_SYMLINK_NOFOLLOW) == 0 &&
+				    agc_ls_charge(sink, r->v[before - 1].gate, true, dirfd(pd), sid, &sst,
+						  &r->v[before - 1].sz, &r->v[before - 1].updated_ms) == 0) {
+					char pid_[AGC_UUID_LEN + 1];
 
-						memcpy(pid_, sid, sizeof(pid_));
-						list_subagents(r, cfg, e->d_name, pid_, r->v[before - 1].project);
-					}
+					/* the gate sees the dir itself, not what is measured in it */
+					if (ms_of(&sst.st_mtim) > r->v[before - 1].proj_mtime)
+						r->v[before - 1].proj_mtime = ms_of(&sst.st_mtim);
+					memcpy(pid_, sid, sizeof(pid_));
+					if (S_ISDIR(sst.st_mode))
+						list_subagents(r, sink, r->v[before - 1].gate, children, cfg, e->d_name, pid_,
+							       r->v[before - 1].project);
 				}
 			}
 		}
@@ -1473,18 +1902,57 @@ static int list_projects(rows *r, agc_ls_sink *sink, const agc_root *root, int c
 	return 0;
 }
 
-static void mark_all_live(rows *r)
+static void mark_all_live(rows *r, agc_ls_sink *sink)
 {
 	size_t i;
 
-	for (i = 0; i < r->n; i++)
+	for (i = 0; i < r->n; i++) {
 		r->v[i].live = true;
+		agc_ls_gate_live(sink, r->v[i].gate);
+	}
 }
 
 /* Mark the rows live the gate would call live (R5: ls and in-use never disagree): judged
  * like the gate's registry read, whatever the pid; a registry that cannot be read, or a file
  * of a running pid that cannot be read, leaves every session unable to be shown free. */
-static void mark_live(rows *r, agc_ctx *ctx, agc_ls_sink *sink, const agc_root *root, int cfg)
+/* A stale registry entry goes with the session it names (discover_registry): the file, the
+ * .key files of its pid (of a running pid only those with its procStart) and, when the pid is
+ * dead, its socket in the temp root. */
+static void charge_stale(row *w, agc_ls_sink *sink, DIR *d, const char *name, pid_t pid,
+			 const char *proc_start, int tmp)
+{
+	char prefix[32], ps[64] = "";
+	bool alive = agc_proc_alive(pid);
+	struct dirent *e;
+	size_t pl;
+	DIR *d2;
+
+	if (proc_start)
+		snprintf(ps, sizeof(ps), "%s", proc_start);
+	agc_ls_charge(sink, w->gate, true, dirfd(d), name, NULL, &w->sz, &w->updated_ms);
+	pl = (size_t)snprintf(prefix, sizeof(prefix), "%ld.", (long)pid);
+	d2 = agc_dir_at(dirfd(d), ".");
+	while (d2 && (e = readdir(d2))) {
+		size_t nl = strlen(e->d_name);
+
+		if (strncmp(e->d_name, prefix, pl) != 0 || nl != pl + 64 + 4 || strcmp(e->d_name + nl - 4, ".key") != 0)
+			continue;
+		if (alive && !key_is_ours(dirfd(d2), e->d_name, proc_start ? ps : NULL))
+			continue;
+		agc_ls_charge(sink, w->gate, true, dirfd(d2), e->d_name, NULL, &w->sz, &w->updated_ms);
+	}
+	if (d2)
+		closedir(d2);
+	if (!alive && tmp >= 0) {
+		char rel[64];
+
+		snprintf(rel, sizeof(rel), "cc-socks/%ld.sock", (long)pid);
+		/* a socket: never the gate's (AGC_ART_NO_GATE) */
+		agc_ls_charge_at(sink, w->gate, false, tmp, rel, &w->sz, &w->updated_ms);
+	}
+}
+
+static void mark_live(rows *r, agc_ctx *ctx, agc_ls_sink *sink, const agc_root *root, int cfg, int tmp)
 {
 	DIR *d = ls_dir(sink, root, cfg, "sessions");
 	struct dirent *e;
@@ -1493,7 +1961,7 @@ static void mark_live(rows *r, agc_ctx *ctx, agc_ls_sink *sink, const agc_root *
 
 	if (!d) {
 		if (errno != ENOENT && errno != ENOTDIR)
-			mark_all_live(r);
+			mark_all_live(r, sink);
 		return;
 	}
 	while ((e = readdir(d))) {
@@ -1505,7 +1973,7 @@ static void mark_live(rows *r, agc_ctx *ctx, agc_ls_sink *sink, const agc_root *
 		int rrc;
 
 		if (++seen > DIR_ENTRIES_MAX) {
-			mark_all_live(r);
+			mark_all_live(r, sink);
 			break;
 		}
 		if (!is_pid_json(e->d_name, &pid))
@@ -1517,7 +1985,7 @@ static void mark_live(rows *r, agc_ctx *ctx, agc_ls_sink *sink, const agc_root *
 			/* too big or unreadable: the gate counts it live for any session of a
 			 * running pid */
 			if (agc_proc_alive(pid))
-				mark_all_live(r);
+				mark_all_live(r, sink);
 			continue;
 		}
 		j = agc_json_parse(text.ptr, text.len);
@@ -1537,8 +2005,10 @@ static void mark_live(rows *r, agc_ctx *ctx, agc_ls_sink *sink, const agc_root *
 								 ? text.ptr[k + c] - 'A' + 'a'
 								 : text.ptr[k + c]);
 				cand[AGC_UUID_LEN] = '\0';
-				if (agc_id_is_uuid(cand, AGC_UUID_LEN) && (w = rows_find(r, cand)))
+				if (agc_id_is_uuid(cand, AGC_UUID_LEN) && (w = rows_find(r, cand))) {
 					w->live = true;
+					agc_ls_gate_live(sink, w->gate);
+				}
 			}
 			continue;
 		}
@@ -1546,8 +2016,11 @@ static void mark_live(rows *r, agc_ctx *ctx, agc_ls_sink *sink, const agc_root *
 		if (sid && agc_id_uuid(sid, id) == 0 && (w = rows_find(r, id))) {
 			agc_claude_reg v = agc_claude_registry_judge(ctx->procroot, pid, text.ptr, text.len, id);
 
-			if (v == AGC_CLAUDE_REG_LIVE || v == AGC_CLAUDE_REG_FOREIGN)
+			if (v == AGC_CLAUDE_REG_LIVE || v == AGC_CLAUDE_REG_FOREIGN) {
 				w->live = true;
+				agc_ls_gate_live(sink, w->gate);
+			} else if (v == AGC_CLAUDE_REG_STALE)
+				charge_stale(w, sink, d, e->d_name, pid, agc_json_str(j, "procStart"), tmp);
 		}
 		json_decref(j);
 	}
@@ -1560,6 +2033,9 @@ static int claude_list(agc_ctx *ctx, const agc_rootset *rs, const agc_ls_opts *o
 	static const char *const side[] = {"file-history", "session-env", "tasks", "image-cache",
 					   "uploads", "jobs", "debug", "todos", "telemetry"};
 	rows r = {0};
+	pending pend = {0};
+	scratch_ent *scratch = NULL;
+	size_t nscratch = 0;
 	int cfg = rs->v[R_CONFIG].exists ? agc_walk_open_root(rs->v[R_CONFIG].real) : -1;
 	int tmp = rs->v[R_TEMP].exists ? agc_walk_open_root(rs->v[R_TEMP].real) : -1;
 	size_t i;
@@ -1567,7 +2043,7 @@ static int claude_list(agc_ctx *ctx, const agc_rootset *rs, const agc_ls_opts *o
 
 	if (cfg < 0)
 		goto out;
-	if (list_projects(&r, sink, &rs->v[R_CONFIG], cfg, opts && opts->children) < 0) {
+	if (list_projects(&r, sink, &rs->v[R_CONFIG], cfg, opts && opts->children, &pend) < 0) {
 		rc = -1;
 		goto out;
 	}
@@ -1575,27 +2051,46 @@ static int claude_list(agc_ctx *ctx, const agc_rootset *rs, const agc_ls_opts *o
 		rc = -1;
 		goto out;
 	}
+	/* SPEC "Sizes": every artifact discovery would find of each session, in one pass over
+	 * each dir (not one discovery per session) */
+	charge_pending(&r, sink, cfg, &pend);
 	for (i = 0; i < sizeof(side) / sizeof(side[0]); i++)
 		charge_dir(&r, sink, &rs->v[R_CONFIG], cfg, side[i]);
+	charge_history(&r, cfg);
 	if (tmp >= 0) {
 		char top[64];
 		DIR *d;
 		struct dirent *e;
 
+		scratch = r.n ? calloc(r.n, sizeof(*scratch)) : NULL;
+		for (i = 0; scratch && i < r.n; i++)
+			if (!r.v[i].parent) {
+				agc_claude_scratch_name(r.v[i].id, scratch[nscratch].name);
+				scratch[nscratch++].w = &r.v[i];
+			}
+		if (nscratch > 1)
+			qsort(scratch, nscratch, sizeof(*scratch), cmp_scratch);
 		snprintf(top, sizeof(top), "claude-%lu", (unsigned long)ctx->home_uid);
 		d = ls_dir(sink, &rs->v[R_TEMP], tmp, top);
 		while (d && (e = readdir(d))) {
-			char rel[4096];
-
-			if (e->d_name[0] == '.' || strcmp(e->d_name, "s") == 0)
+			if (e->d_name[0] == '.' || !agc_id_path_safe(e->d_name))
 				continue;
-			snprintf(rel, sizeof(rel), "%s/%s", top, e->d_name);
-			charge_dir(&r, sink, &rs->v[R_TEMP], tmp, rel);
+			charge_temp_dir(&r, sink, &rs->v[R_TEMP], tmp, top, e->d_name, scratch, nscratch);
 		}
 		if (d)
 			closedir(d);
 	}
-	mark_live(&r, ctx, sink, &rs->v[R_CONFIG], cfg);
+	mark_live(&r, ctx, sink, &rs->v[R_CONFIG], cfg, tmp);
+	/* R5: a Claude process without a registry entry at the project of a session whose
+	 * files under projects/ changed lately holds it, as arm_agent_cwd arms the gate */
+	for (i = 0; i < r.n; i++) {
+		struct stat pst;
+
+		if (r.v[i].parent || !r.v[i].project || ctx->now_ms - r.v[i].proj_mtime > AGENT_CWD_WINDOW_MS)
+			continue;
+		if (stat(r.v[i].project, &pst) == 0 && S_ISDIR(pst.st_mode))
+			agc_ls_gate_agent_cwd(sink, r.v[i].gate, &pst);
+	}
 	for (i = 0; i < r.n; i++) {
 		agc_session_info info = {
 			.agent = "claude",
@@ -1605,11 +2100,12 @@ static int claude_list(agc_ctx *ctx, const agc_rootset *rs, const agc_ls_opts *o
 			.title = r.v[i].title,
 			.created_ms = r.v[i].created_ms,
 			.updated_ms = r.v[i].updated_ms,
-			.bytes = r.v[i].bytes,
+			.bytes = r.v[i].sz.bytes,
+			.disk = r.v[i].sz.disk,
 			.live = r.v[i].live,
 		};
 
-		if (sink->add(sink, &info) < 0) {
+		if (sink->add(sink, &info, r.v[i].gate) < 0) {
 			rc = -1;
 			break;
 		}
@@ -1619,7 +2115,12 @@ out:
 		free(r.v[i].project);
 		free(r.v[i].title);
 		free(r.v[i].parent);
+		free(r.v[i].keydir);
 	}
+	for (i = 0; i < pend.n; i++)
+		free(pend.v[i]);
+	free(pend.v);
+	free(scratch);
 	free(r.v);
 	free(r.slots);
 	if (cfg >= 0)
@@ -1636,7 +2137,8 @@ const agc_adapter agc_adapter_claude = {
 	.discover = claude_discover,
 	.list = claude_list,
 	.env_names = claude_env_names,
-	.n_env_names = sizeof(claude_env_names) / sizeof(claude_env_names[0]),
+	.n_env_names = sizeof(claude_env_names) / sizeof(claude_env_names[0]) - 1,
 	.agent_proc = claude_agent_proc,
 	.accounted = claude_accounted,
+	.accounted_ls = claude_accounted_ls,
 };

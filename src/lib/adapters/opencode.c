@@ -1057,10 +1057,19 @@ static bool oc_exempt(const char *argv, size_t len, void *ud)
 
 /* ---- listing ---------------------------------------------------------------------------------- */
 
+/* This adapter's index in agc_adapter_table, for ls's gate entries. */
+static size_t oc_index(void)
+{
+	int i = agc_agent_find("opencode");
+
+	return i < 0 ? 0 : (size_t)i;
+}
+
 typedef struct orow {
 	char *id, *parent, *title, *dir, *slug;
 	int64_t created, updated;
-	uint64_t bytes;
+	agc_size sz;    /* SPEC "Sizes": what discovery would find of it, children added later */
+	size_t gate;    /* its entry of ls's gate (R5) */
 } orow;
 
 typedef struct orows {
@@ -1090,12 +1099,155 @@ static char *col_dup(sqlite3_stmt *st, int i)
 	return v ? agc_strdup(v) : NULL;
 }
 
+/* Run sql (key, size) and add each size to the row of that key. */
+static void charge_sql(orows *slice, sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *st = NULL;
+
+	if (!sql || sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+		sqlite3_finalize(st);
+		return;
+	}
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *id = (const char *)sqlite3_column_text(st, 0);
+		orow *w = id ? orow_bsearch(slice, id) : NULL;
+
+		if (w)
+			w->sz.bytes += (uint64_t)sqlite3_column_int64(st, 1);
+	}
+	sqlite3_finalize(st);
+}
+
+/* The rows of table t that discovery puts in a session's plan (db_rowsets): a session table by
+ * "id"; any other by "session_id" and by "aggregate_id"; parts also through their message
+ * (a part whose message is another session's counts in both, as both plans hold it). */
+static void charge_table(orows *slice, sqlite3 *db, const schema *s, const char *t)
+{
+	char *ti = agc_db_ident(t), *size = agc_db_row_size_sql(db, t, NULL), *sql;
+	bool is_sess = false;
+	size_t k;
+
+	for (k = 0; k < s->nsess; k++)
+		is_sess |= strcmp(t, s->sess[k]) == 0;
+	if (!ti || !size)
+		goto out;
+	if (is_sess) {
+		sql = agc_strfmt("SELECT \"id\", sum(%s) FROM %s GROUP BY 1", size, ti);
+		charge_sql(slice, db, sql);
+		free(sql);
+		goto out;
+	}
+	if (agc_db_has_column(db, t, "session_id")) {
+		sql = agc_strfmt("SELECT \"session_id\", sum(%s) FROM %s GROUP BY 1", size, ti);
+		charge_sql(slice, db, sql);
+		free(sql);
+	}
+	if (strcmp(t, "part") == 0 && agc_db_has_column(db, t, "message_id") && has_table(s, "message") &&
+	    agc_db_has_column(db, "message", "id") && agc_db_has_column(db, "message", "session_id")) {
+		char *psize = agc_db_row_size_sql(db, t, "p");
+		bool direct = agc_db_has_column(db, t, "session_id");
+
+		sql = psize ? agc_strfmt("SELECT m.\"session_id\", sum(%s) FROM %s AS p JOIN \"message\" AS m "
+					 "ON m.\"id\" = p.\"message_id\"%s GROUP BY 1",
+					 psize, ti, direct ? " WHERE p.\"session_id\" IS NOT m.\"session_id\"" : "")
+			    : NULL;
+		charge_sql(slice, db, sql);
+		free(sql);
+		free(psize);
+	}
+	if (agc_db_has_column(db, t, "aggregate_id")) {
+		sql = agc_strfmt("SELECT \"aggregate_id\", sum(%s) FROM %s GROUP BY 1", size, ti);
+		charge_sql(slice, db, sql);
+		free(sql);
+	}
+out:
+	free(ti);
+	free(size);
+}
+
+/* The worktrees of one store's projects, each resolved and opened once per listing. */
+typedef struct worktree {
+	char *project;
+	int fd;         /* -1: none, or it cannot be opened */
+} worktree;
+
+typedef struct worktrees {
+	worktree *v;
+	size_t n, cap;
+	sqlite3_stmt *q;  /* SELECT worktree FROM project WHERE id = ?1; NULL: no such column */
+} worktrees;
+
+static void worktrees_release(worktrees *W)
+{
+	size_t i;
+
+	for (i = 0; i < W->n; i++) {
+		free(W->v[i].project);
+		if (W->v[i].fd >= 0)
+			close(W->v[i].fd);
+	}
+	free(W->v);
+	sqlite3_finalize(W->q);
+	memset(W, 0, sizeof(*W));
+}
+
+/* The open worktree of a project, as discovery's add_plan derives it: an absolute path other
+ * than "/" from the agent's project table, resolved once. -1 when there is none. */
+static int worktree_fd(worktrees *W, const char *project_id)
+{
+	worktree *t;
+	size_t i;
+
+	for (i = 0; i < W->n; i++)
+		if (strcmp(W->v[i].project, project_id) == 0)
+			return W->v[i].fd;
+	if (!W->q || !(t = AGC_ARRAY_PUSH(W, OC_DIR_MAX)))
+		return -1;
+	t->fd = -1;
+	if (!(t->project = agc_strdup(project_id))) {
+		W->n--;
+		return -1;
+	}
+	sqlite3_reset(W->q);
+	sqlite3_bind_text(W->q, 1, project_id, -1, SQLITE_TRANSIENT);
+	if (sqlite3_step(W->q) == SQLITE_ROW) {
+		const char *wt = (const char *)sqlite3_column_text(W->q, 0);
+		char *real = wt && wt[0] == '/' && strcmp(wt, "/") != 0 ? realpath(wt, NULL) : NULL;
+
+		t->fd = real ? agc_walk_open_root(real) : -1;
+		free(real);
+	}
+	return t->fd;
+}
+
+/* The plan file of a session in its project's worktree (<worktree>/.opencode/plans/), where
+ * discovery's add_plan looks. */
+static void charge_worktree_plan(orow *w, agc_ls_sink *sink, worktrees *W, const char *project_id)
+{
+	char rel[600];
+	int fd;
+
+	if (!project_id || !agc_id_path_safe(w->slug) || strlen(w->slug) > 200)
+		return;
+	snprintf(rel, sizeof(rel), ".opencode/plans/%lld-%s.md", (long long)w->created, w->slug);
+	if (agc_walk_rel_ok(rel) && (fd = worktree_fd(W, project_id)) >= 0)
+		agc_ls_charge_at(sink, w->gate, true, fd, rel, &w->sz, NULL);
+}
+
 /* The sessions of one readable store (a linked one too: a listing only reads). */
-static int list_store(orows *rows, const store *sto)
+static int list_store(orows *rows, const store *sto, agc_ls_sink *sink)
 {
 	sqlite3 *db = sto->db;
 	const schema s = sto->s;
 	size_t k, base = rows->n, first_n = 0;
+	worktrees W = {0};
+
+	if (agc_db_has_column(db, "project", "worktree") &&
+	    sqlite3_prepare_v2(db, "SELECT \"worktree\" FROM \"project\" WHERE \"id\" = ?1", -1, &W.q, NULL) !=
+		    SQLITE_OK) {
+		sqlite3_finalize(W.q);
+		W.q = NULL;
+	}
 
 	for (k = 0; k < s.nsess; k++) {
 		char *t = agc_db_ident(s.sess[k]);
@@ -1104,10 +1256,11 @@ static int list_store(orows *rows, const store *sto)
 		bool tc = agc_db_has_column(db, s.sess[k], "time_created");
 		bool tu = agc_db_has_column(db, s.sess[k], "time_updated");
 		bool slug = agc_db_has_column(db, s.sess[k], "slug");
-		char *sql = t ? agc_strfmt("SELECT \"id\", \"parent_id\", %s, %s, %s, %s, %s FROM %s",
+		bool proj = agc_db_has_column(db, s.sess[k], "project_id");
+		char *sql = t ? agc_strfmt("SELECT \"id\", \"parent_id\", %s, %s, %s, %s, %s, %s FROM %s",
 					   title ? "\"title\"" : "NULL", dir ? "\"directory\"" : "NULL",
 					   tc ? "\"time_created\"" : "0", tu ? "\"time_updated\"" : "0",
-					   slug ? "\"slug\"" : "NULL", t)
+					   slug ? "\"slug\"" : "NULL", proj ? "\"project_id\"" : "NULL", t)
 			      : NULL;
 		sqlite3_stmt *st = NULL;
 
@@ -1141,6 +1294,12 @@ static int list_store(orows *rows, const store *sto)
 			w->created = sqlite3_column_int64(st, 4);
 			w->updated = sqlite3_column_int64(st, 5);
 			w->slug = col_dup(st, 6);
+			w->gate = agc_ls_gate_new(sink, oc_index());
+			agc_ls_gate_id(sink, w->gate, w->id);
+			/* its plan file in the project's worktree, as discovery finds it (not through a
+			 * linked store, whose names reach no file: R2) */
+			if (!sto->linked && w->slug && w->created > 0)
+				charge_worktree_plan(w, sink, &W, (const char *)sqlite3_column_text(st, 7));
 		}
 		sqlite3_finalize(st);
 		/* an empty session table leaves no rows: qsort is never given a NULL array */
@@ -1150,41 +1309,25 @@ static int list_store(orows *rows, const store *sto)
 				qsort(rows->v + base, first_n, sizeof(orow), cmp_orow);
 		}
 	}
-	/* sizes: the data of a session's messages and parts (one pass per table) */
-	if (rows->n > base) {
-		static const char *const sized[] = {"part", "message"};
+	/* SPEC "Sizes": the stored size of every row of the session in every table discovery
+	 * deletes from (db_rowsets), one pass per table; a linked store's rows are not the
+	 * session's to delete, and discovery counts none of them (R2) */
+	if (rows->n > base && !sto->linked) {
 		orows slice = {rows->v + base, rows->n - base, 0};
 
 		if (slice.n > 1)
 			qsort(slice.v, slice.n, sizeof(*slice.v), cmp_orow);
-		for (k = 0; k < 2; k++) {
-			sqlite3_stmt *st = NULL;
-			char *sql;
-
-			if (!has_table(&s, sized[k]) || !agc_db_has_column(db, sized[k], "session_id") ||
-			    !agc_db_has_column(db, sized[k], "data"))
-				continue;
-			sql = agc_strfmt("SELECT \"session_id\", sum(length(\"data\")) FROM \"%s\" GROUP BY \"session_id\"",
-					 sized[k]);
-			if (sql && sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK) {
-				while (sqlite3_step(st) == SQLITE_ROW) {
-					const char *id = (const char *)sqlite3_column_text(st, 0);
-					orow *w = id ? orow_bsearch(&slice, id) : NULL;
-
-					if (w)
-						w->bytes += (uint64_t)sqlite3_column_int64(st, 1);
-				}
-			}
-			sqlite3_finalize(st);
-			free(sql);
-		}
+		for (k = 0; k < s.n; k++)
+			charge_table(&slice, db, &s, s.tables[k]);
 	}
+	worktrees_release(&W);
 	return 0;
 }
 
 typedef struct legacy_ls {
 	orows *rows;
 	size_t before; /* rows[0..before) are sorted: the database's */
+	agc_ls_sink *sink;
 } legacy_ls;
 
 static int list_legacy_cb(int pdfd, const char *name, json_t *j, void *ud)
@@ -1204,6 +1347,9 @@ static int list_legacy_cb(int pdfd, const char *name, json_t *j, void *ud)
 	if (!w)
 		return -1;
 	w->id = agc_strdup(id);
+	w->gate = agc_ls_gate_new(L->sink, oc_index());
+	if (w->id)
+		agc_ls_gate_id(L->sink, w->gate, w->id);
 	w->parent = (v = agc_json_str(j, "parentID")) ? agc_strdup(v) : NULL;
 	w->title = (v = agc_json_str(j, "title")) ? agc_strdup(v) : NULL;
 	w->dir = (v = agc_json_str(j, "directory")) ? agc_strdup(v) : NULL;
@@ -1218,27 +1364,25 @@ static int list_legacy_cb(int pdfd, const char *name, json_t *j, void *ud)
 
 /* Sessions only in the legacy store (a store newer versions never imported) are listed
  * from their JSON files; rows stays sorted by id. */
-static void list_legacy(orows *rows, int datafd)
+static void list_legacy(orows *rows, int datafd, agc_ls_sink *sink)
 {
-	legacy_ls L = {rows, rows->n};
+	legacy_ls L = {rows, rows->n, sink};
 
 	each_legacy_session(datafd, true, false, list_legacy_cb, &L);
 	if (rows->n > L.before)
 		qsort(rows->v, rows->n, sizeof(*rows->v), cmp_orow);
 }
 
-static uint64_t file_size_at(int dfd, const char *rel)
-{
-	struct stat st;
 
-	return fstatat(dfd, rel, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
-}
-
-static uint64_t file_size_at(int dfd, const char *rel);
+typedef struct charge_ls {
+	orows *rows;
+	agc_ls_sink *sink;
+} charge_ls;
 
 static int charge_session_cb(int pdfd, const char *name, json_t *j, void *ud)
 {
-	orows *rows = ud;
+	charge_ls *C = ud;
+	orows *rows = C->rows;
 	size_t nl = strlen(name);
 	char id[AGC_ID_MAX];
 	orow *w;
@@ -1249,13 +1393,14 @@ static int charge_session_cb(int pdfd, const char *name, json_t *j, void *ud)
 	memcpy(id, name, nl - 5);
 	id[nl - 5] = '\0';
 	if ((w = orow_bsearch(rows, id)))
-		w->bytes += file_size_at(pdfd, name);
+		agc_ls_charge_at(C->sink, w->gate, true, pdfd, name, &w->sz, NULL);
 	return 0;
 }
 
 /* bytes also count a session's files: its plan file, and its legacy JSON files */
-static void charge_files(orows *rows, int datafd)
+static void charge_files(orows *rows, int datafd, agc_ls_sink *sink)
 {
+	charge_ls C = {rows, sink};
 	struct stat st;
 	bool storage = fstatat(datafd, "storage", &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
 	size_t i;
@@ -1266,7 +1411,7 @@ static void charge_files(orows *rows, int datafd)
 
 		if (w->slug && w->created > 0 && agc_id_path_safe(w->slug) && strlen(w->slug) < 200) {
 			snprintf(rel, sizeof(rel), "plans/%lld-%s.md", (long long)w->created, w->slug);
-			w->bytes += file_size_at(datafd, rel);
+			agc_ls_charge_at(sink, w->gate, true, datafd, rel, &w->sz, NULL);
 		}
 		if (!storage || !agc_id_path_safe(w->id))
 			continue;
@@ -1275,14 +1420,14 @@ static void charge_files(orows *rows, int datafd)
 			size_t k;
 			DIR *d;
 			struct dirent *e;
-			uint64_t b;
-			int64_t mt;
-
 			for (k = 0; k < 3; k++) {
 				snprintf(rel, sizeof(rel), "storage/%s/%s.json", flat[k], w->id);
-				w->bytes += file_size_at(datafd, rel);
+				agc_ls_charge_at(sink, w->gate, true, datafd, rel, &w->sz, NULL);
 			}
+			/* the message dir whole (discovery takes it whole when all of it names the
+			 * session), then each message's part dir */
 			snprintf(rel, sizeof(rel), "storage/message/%s", w->id);
+			agc_ls_charge_at(sink, w->gate, true, datafd, rel, &w->sz, NULL);
 			d = agc_dir_at(datafd, rel);
 			while (d && (e = readdir(d))) {
 				size_t nl = strlen(e->d_name);
@@ -1290,10 +1435,8 @@ static void charge_files(orows *rows, int datafd)
 
 				if (nl <= 5 || strncmp(e->d_name, "msg_", 4) != 0)
 					continue;
-				w->bytes += file_size_at(dirfd(d), e->d_name);
 				snprintf(prel, sizeof(prel), "storage/part/%.*s", (int)(nl - 5), e->d_name);
-				if (agc_walk_rel_ok(prel) && agc_remove_measure(datafd, prel, 100000, &b, &mt) == 0)
-					w->bytes += b;
+				agc_ls_charge_at(sink, w->gate, true, datafd, prel, &w->sz, NULL);
 			}
 			if (d)
 				closedir(d);
@@ -1301,11 +1444,12 @@ static void charge_files(orows *rows, int datafd)
 	}
 	/* the session files of the legacy store, wherever their project dir is */
 	if (storage)
-		each_legacy_session(datafd, false, false, charge_session_cb, rows);
+		each_legacy_session(datafd, false, false, charge_session_cb, &C);
 }
 
 static int oc_list(agc_ctx *ctx, const agc_rootset *rs, const agc_ls_opts *opts, agc_ls_sink *sink)
 {
+	agc_size *own;
 	orows rows = {0};
 	stores S = {.rs = rs};
 	int datafd = rs->v[R_DATA].exists ? agc_walk_open_root(rs->v[R_DATA].real) : -1;
@@ -1318,16 +1462,41 @@ static int oc_list(agc_ctx *ctx, const agc_rootset *rs, const agc_ls_opts *opts,
 	/* a store that cannot be read hides no other store's sessions (R8) */
 	for (i = 0; rc == 0 && i < S.n; i++)
 		if (S.v[i].db)
-			rc = list_store(&rows, &S.v[i]);
+			rc = list_store(&rows, &S.v[i], sink);
 	if (rows.n > 1)
 		qsort(rows.v, rows.n, sizeof(*rows.v), cmp_orow);
 	if (datafd >= 0) {
-		list_legacy(&rows, datafd);
-		charge_files(&rows, datafd);
+		list_legacy(&rows, datafd, sink);
+		charge_files(&rows, datafd, sink);
 		close(datafd);
 	}
-	/* children's bytes count in every ancestor's */
-	for (i = 0; i < rows.n; i++) {
+	/* R5: a process holding any store's database, its WAL or shared memory holds every
+	 * session (discover_store watches every readable store for each) */
+	for (i = 0; i < S.n; i++) {
+		static const char *const sfx[] = {"", "-wal", "-shm"};
+		size_t k, j;
+		int rfd;
+
+		if (!S.v[i].db || !rs->v[S.v[i].root].real || (rfd = agc_walk_open_root(rs->v[S.v[i].root].real)) < 0)
+			continue;
+		for (k = 0; k < 3; k++) {
+			char *rel = agc_strfmt("%s%s", S.v[i].rel, sfx[k]);
+			struct stat wst;
+
+			if (rel && agc_walk_rel_ok(rel) && fstatat(rfd, rel, &wst, 0) == 0)
+				for (j = 0; j < rows.n; j++)
+					agc_ls_gate_file(sink, rows.v[j].gate, &wst);
+			free(rel);
+		}
+		close(rfd);
+	}
+	/* children's bytes count in every ancestor's: each row's own figures, taken before any
+	 * is added to, go up its chain once (a grandchild is not counted again through its
+	 * parent) */
+	own = rows.n ? malloc(rows.n * sizeof(*own)) : NULL;
+	for (i = 0; own && i < rows.n; i++)
+		own[i] = rows.v[i].sz;
+	for (i = 0; own && i < rows.n; i++) {
 		orow *c = &rows.v[i];
 		const char *par = c->parent;
 		int depth = 0;
@@ -1339,12 +1508,22 @@ static int oc_list(agc_ctx *ctx, const agc_rootset *rs, const agc_ls_opts *opts,
 
 			if (!up)
 				break;
-			up->bytes += c->bytes;
+			/* whatever holds the child holds its ancestors: their purge takes it along */
+			if (depth == 1)
+				agc_ls_gate_parent(sink, c->gate, up->gate);
+			up->sz.bytes += own[i].bytes;
+			up->sz.disk += own[i].disk;
+			/* a cycle of parents ends where it started */
+			if (up == c)
+				break;
 			if (c->updated > up->updated)
 				up->updated = c->updated;
 			par = up->parent;
 		}
 	}
+	if (rows.n && !own)
+		rc = agc_error_oom();
+	free(own);
 	for (i = 0; i < rows.n && rc >= 0; i++) {
 		agc_session_info info = {
 			.agent = "opencode",
@@ -1354,10 +1533,11 @@ static int oc_list(agc_ctx *ctx, const agc_rootset *rs, const agc_ls_opts *opts,
 			.title = rows.v[i].title,
 			.created_ms = rows.v[i].created,
 			.updated_ms = rows.v[i].updated,
-			.bytes = rows.v[i].bytes,
+			.bytes = rows.v[i].sz.bytes,
+			.disk = rows.v[i].sz.disk,
 		};
 
-		if (sink->add(sink, &info) < 0)
+		if (sink->add(sink, &info, rows.v[i].gate) < 0)
 			rc = -1;
 	}
 	for (i = 0; i < rows.n; i++) {
