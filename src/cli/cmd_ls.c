@@ -184,11 +184,12 @@ static int print_table(ls_state *st)
 	wp = w[COL_PROJECT];
 	wt = w[COL_TITLE];
 	if (width > 0 && fixed + wp + 1 + wt > (size_t)width) {
-		/* Too wide: the project keeps up to half of what is left, the title takes the rest;
-		 * on a very narrow terminal each keeps a few columns and the line runs over. */
+		/* Too wide: the project keeps up to two fifths of what is left (all it needs when
+		 * the title is short), the title takes the rest; on a very narrow terminal each
+		 * keeps a few columns and the line runs over. */
 		avail = (size_t)width > fixed + 1 ? (size_t)width - fixed - 1 : 0;
-		if (wp > avail / 2)
-			wp = wt < avail / 2 ? (avail > wt ? avail - wt : 0) : avail / 2;
+		if (wp > avail * 2 / 5)
+			wp = wt < avail * 3 / 5 ? (avail > wt ? avail - wt : 0) : avail * 2 / 5;
 		if (wp < 8)
 			wp = w[COL_PROJECT] < 8 ? w[COL_PROJECT] : 8;
 		wt = avail > wp ? avail - wp : 0;
