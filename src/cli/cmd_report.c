@@ -74,16 +74,27 @@ static void print_items(const cli *c, const agc_report *r, bool residual, const 
 }
 
 /* The first line of a purge or dry run: the session in human terms first (SPEC "Output"):
- * `purged claude 0b8e5a4c-… "fix the build" in ~/src/app, 3d ago`. The id is whole: a report of
- * what was deleted names it exactly (a table shortens ids; "ses_" leaves 4 characters of an
- * OpenCode id in 8); on a terminal the title is cut to keep the line within its width. */
+ * `purged claude 0b8e5a4c "fix the build" in ~/src/app, 3d ago`. On a terminal (or with
+ * COLUMNS) the line fits the width: the id shortened as ls shows it, then the title and the
+ * project cut; elsewhere nothing is cut, the id whole. -v prints it whole everywhere; --json
+ * and the paths listed below always have it whole. */
 static void print_head(const cli *c, const agc_report *r, const char *word, const char *colour)
 {
 	const agc_session_info *s = agc_report_session(r);
 	char *agent = cli_text_str(agc_report_agent(r), CLI_TEXT_LINE);
-	char *sid = cli_text_str(agc_report_id(r), CLI_TEXT_LINE);
-	char *title = NULL, *where = NULL, *ct = NULL, *cw = NULL, ago[32];
+	char *sid, *title = NULL, *where = NULL, *ct = NULL, *cw = NULL, ago[32];
 	int width = cli_term_width();
+	const char *id = agc_report_id(r);
+	char shortid[CLI_SHORT_ID + 1];
+
+	/* to fit a width, the id as ls shortens it; whole with -v, and where nothing is cut (a
+	 * log, a pipe: the exact id of what was deleted) */
+	if (width > 0 && !c->verbose && strlen(id) > CLI_SHORT_ID) {
+		memcpy(shortid, id, CLI_SHORT_ID);
+		shortid[CLI_SHORT_ID] = '\0';
+		id = shortid;
+	}
+	sid = cli_text_str(id, CLI_TEXT_LINE);
 
 	if (s && s->title && *s->title)
 		title = cli_text_str(s->title, CLI_TEXT_LINE);
