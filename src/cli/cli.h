@@ -115,6 +115,29 @@ void cli_path(FILE *f, const char *path);
 /* Colour escape when colour is on, else "". */
 const char *cli_c(const cli *c, const char *code);
 
+/* Fitting the terminal (SPEC "Output"). The width tables fit: stdout's own (TIOCGWINSZ) on a
+ * terminal, else $COLUMNS, else 0 when stdout is not a terminal: no limit, nothing is cut. */
+int cli_term_width(void);
+/* What cli_text (or cli_path) would print for s, as a malloc'd string; NULL when out of memory. */
+char *cli_text_str(const char *s, unsigned flags);
+char *cli_path_str(const char *s);
+/* Display columns of a printed string (UTF-8): wcwidth in the user's LC_CTYPE (a wide CJK
+ * character is 2, a combining one 0), 1 for every other character in the C locale. */
+size_t cli_width(const char *s);
+/* s cut to at most cols columns, with U+2026 where it was cut: at the end, or at the start when
+ * left (a path). Never splits a character. malloc'd; NULL when out of memory. */
+char *cli_cut(const char *s, size_t cols, bool left);
+/* Print a printed string and pad it with spaces to width columns. */
+void cli_pad_to(FILE *f, const char *s, size_t width);
+/* Short ids, as git's: len[i] is the length of ids[i] to print, at least CLI_SHORT_ID (or the
+ * whole id), and long enough that no other of the n ids starts the same. Returns 0 or -1. */
+#define CLI_SHORT_ID 8
+int cli_short_ids(const char *const *ids, size_t n, size_t *len);
+/* A path for people: under the home (--home, else $HOME, or its real path), as "~" or "~/..."
+ * (a whole leading component only), else as cli_path prints it. malloc'd; NULL when out of
+ * memory. */
+char *cli_home_path(const cli *c, const char *path);
+
 /* An agent named on the command line: 0 for one that works ('auto' too when allowed), else a
  * usage error that says what to type instead (a planned agent, the nearest name). */
 int cli_check_agent(const char *cmd, const char *agent, bool allow_auto);

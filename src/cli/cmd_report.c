@@ -73,6 +73,98 @@ static void print_items(const cli *c, const agc_report *r, bool residual, const 
 	}
 }
 
+/* The first line of a purge or dry run: the session in human terms first (SPEC "Output"):
+ * `purged claude 0b8e5a4c "fix the build" in ~/src/app, 3d ago`. On a terminal (or with
+ * COLUMNS) the line fits the width: the id shortened as ls shows it, then the title and the
+ * project cut; elsewhere nothing is cut, the id whole. -v prints it whole everywhere; --json
+ * and the paths listed below always have it whole. */
+static void print_head(const cli *c, const agc_report *r, const char *word, const char *colour)
+{
+	const agc_session_info *s = agc_report_session(r);
+	char *agent = cli_text_str(agc_report_agent(r), CLI_TEXT_LINE);
+	char *sid, *title = NULL, *where = NULL, *ct = NULL, *cw = NULL, ago[32];
+	int width = cli_term_width();
+	const char *id = agc_report_id(r);
+	char shortid[CLI_SHORT_ID + 1];
+
+	/* to fit a width, the id as ls shortens it; whole with -v, and where nothing is cut (a
+	 * log, a pipe: the exact id of what was deleted) */
+	if (width > 0 && !c->verbose && strlen(id) > CLI_SHORT_ID) {
+		memcpy(shortid, id, CLI_SHORT_ID);
+		shortid[CLI_SHORT_ID] = '\0';
+		id = shortid;
+	}
+	sid = cli_text_str(id, CLI_TEXT_LINE);
+
+	if (s && s->title && *s->title)
+		title = cli_text_str(s->title, CLI_TEXT_LINE);
+	if (s && s->project)
+		where = cli_home_path(c, s->project);
+	ago[0] = '\0';
+	if (s && s->updated_ms > 0)
+		cli_ago(agc_ctx_now_ms(c->ctx), s->updated_ms, ago, sizeof(ago));
+	if (!agent || !sid || (s && s->title && *s->title && !title) || (s && s->project && !where)) {
+		/* out of memory: the plain form, which allocates nothing */
+		printf("%s ", word);
+		who(stdout, r);
+		putchar('\n');
+		goto out;
+	}
+	if (width > 0) {
+		/* what does not fit: the title gives way first, then the project (from its start),
+		 * each down to a few columns; the rest is what names the session */
+		size_t fixed = strlen(word) + 1 + cli_width(agent) + 1 + cli_width(sid) +
+			       (title ? 3 : 0) + (where ? 4 : 0) + (*ago ? 2 + strlen(ago) : 0);
+		size_t tw = title ? cli_width(title) : 0, ww = where ? cli_width(where) : 0;
+		size_t room = fixed < (size_t)width ? (size_t)width - fixed : 0;
+
+		if (tw + ww > room && tw > 12)
+			tw = room > ww + 12 ? room - ww : 12;
+		if (tw + ww > room && ww > 12)
+			ww = room > tw + 12 ? room - tw : 12;
+		if (title && !(ct = cli_cut(title, tw, false)))
+			goto out;
+		if (where && !(cw = cli_cut(where, ww, true)))
+			goto out;
+	}
+	printf("%s%s%s %s %s", cli_c(c, colour), word, cli_c(c, "\033[0m"), agent, sid);
+	if (title)
+		printf(" \"%s\"", ct ? ct : title);
+	if (where)
+		printf(" in %s", cw ? cw : where);
+	if (*ago)
+		printf("%s%s", where ? ", " : " ", ago);
+	putchar('\n');
+out:
+	free(agent);
+	free(sid);
+	free(title);
+	free(where);
+	free(ct);
+	free(cw);
+}
+
+/* True when the purge was refused because the session goes only with its parent (a Claude
+ * sub-agent): its files are residual with reason "parent". */
+static bool part_of(const agc_report *r)
+{
+	size_t i;
+
+	for (i = 0; i < agc_report_residual_count(r); i++)
+		if (agc_report_residual(r, i)->reason && strcmp(agc_report_residual(r, i)->reason, "parent") == 0)
+			return true;
+	return false;
+}
+
+static void print_children(const agc_report *r)
+{
+	for (size_t i = 0; i < agc_report_child_count(r); i++) {
+		printf("  with child ");
+		cli_text(stdout, agc_report_child(r, i), CLI_TEXT_LINE);
+		putchar('\n');
+	}
+}
+
 static uint64_t total_bytes(const agc_report *r)
 {
 	uint64_t b = 0;
@@ -134,6 +226,10 @@ static int one(cli *c, const char *what, const char *agent, const char *id, unsi
 			if (s) {
 				printf("  project  ");
 				cli_path(stdout, s->project ? s->project : "-");
+				if (s->parent) {
+					printf("\n  parent   ");
+					cli_text(stdout, s->parent, CLI_TEXT_LINE);
+				}
 				printf("\n  title    ");
 				cli_text(stdout, s->title ? s->title : "-", CLI_TEXT_LINE);
 				putchar('\n');
@@ -164,32 +260,42 @@ static int one(cli *c, const char *what, const char *agent, const char *id, unsi
 			print_holders(c, r, stdout);
 		} else {
 			size_t nrem = agc_report_removed_count(r), nres = agc_report_residual_count(r);
+			bool dry = flags & AGC_PURGE_DRY_RUN;
 
 			cli_size(total_bytes(r), size, sizeof(size));
 			if (st == AGC_ST_IN_USE || st == AGC_ST_REFUSED) {
-				printf("%s%s%s ", cli_c(c, "\033[31m"), agc_status_name(st), cli_c(c, "\033[0m"));
-				who(stdout, r);
-				printf(": nothing changed\n");
-				print_holders(c, r, stdout);
+				/* a dry run says what the purge would do: refuse, and why */
+				print_head(c, r, dry ? "dry-run" : agc_status_name(st), "\033[31m");
+				if (!c->quiet) {
+					if (dry)
+						printf("  would refuse: %s; nothing would change\n",
+						       st == AGC_ST_IN_USE ? "the session is in use"
+						       : part_of(r)        ? "a sub-agent goes only with its parent session"
+									   : "see below");
+					else if (part_of(r))
+						printf("  nothing changed: a sub-agent goes only with its parent session\n");
+					else
+						printf("  nothing changed%s\n", st == AGC_ST_IN_USE ? ": the session is in use" : "");
+					print_holders(c, r, stdout);
+				}
 				print_items(c, r, true, "");
 			} else {
-				if (!c->quiet || nres) {
-					printf("%s ", agc_status_name(st));
-					who(stdout, r);
-					printf(": %s %zu item%s, %s%s\n",
-					       st == AGC_ST_DRY_RUN ? "would remove" : "removed", nrem,
-					       nrem == 1 ? "" : "s", size,
-					       nres ? "; left behind:" : "");
+				print_head(c, r, agc_status_name(st),
+					   st == AGC_ST_PURGED ? "\033[32m" : st == AGC_ST_PARTIAL ? "\033[33m" : "\033[1m");
+				if (!c->quiet) {
+					if (dry && code == EXIT_REFUSED)
+						printf("  would refuse (nothing would change); it would remove %zu item%s, %s:\n",
+						       nrem, nrem == 1 ? "" : "s", size);
+					else
+						printf("  %s %zu item%s, %s%s\n", dry ? "would remove" : "removed", nrem,
+						       nrem == 1 ? "" : "s", size,
+						       nres ? (dry ? "; would leave:" : "; left behind:") : "");
 				}
-				if (c->verbose || st == AGC_ST_DRY_RUN)
+				if (!c->quiet && (c->verbose || dry))
 					print_items(c, r, false, "");
 				print_items(c, r, true, "");
-				for (size_t i = 0; i < agc_report_child_count(r); i++)
-					if (c->verbose || st == AGC_ST_DRY_RUN) {
-						printf("  with child ");
-						cli_text(stdout, agc_report_child(r, i), CLI_TEXT_LINE);
-						putchar('\n');
-					}
+				if (!c->quiet && (c->verbose || dry))
+					print_children(r);
 			}
 		}
 	}

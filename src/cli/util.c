@@ -1,11 +1,15 @@
 /* Output helpers of the command line. */
 #include <jansson.h>
+#include <locale.h>
 #include <nettle/base64.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <time.h>
+#include <unistd.h>
+#include <wchar.h>
 
 #include "cli.h"
 
@@ -263,6 +267,287 @@ void cli_path(FILE *f, const char *p)
 const char *cli_c(const cli *c, const char *code)
 {
 	return c->color ? code : "";
+}
+
+/* ---- fitting the terminal (SPEC "Output": tables fit the terminal's width) ------------------ */
+
+int cli_term_width(void)
+{
+	struct winsize ws;
+	const char *cols = getenv("COLUMNS");
+	char *end;
+	long n;
+
+	if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+		return ws.ws_col;
+	if (cols && *cols) {
+		n = strtol(cols, &end, 10);
+		if (!*end && n > 0 && n < 100000)
+			return (int)n;
+	}
+	/* a terminal that does not say its size: the classic one */
+	return isatty(STDOUT_FILENO) ? 80 : 0;
+}
+
+char *cli_text_str(const char *s, unsigned flags)
+{
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&buf, &n);
+
+	if (!f)
+		return NULL;
+	cli_text(f, s ? s : "", flags);
+	if (fclose(f) != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+char *cli_path_str(const char *s)
+{
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&buf, &n);
+
+	if (!f)
+		return NULL;
+	cli_path(f, s ? s : "");
+	if (fclose(f) != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/* The user's LC_CTYPE for wcwidth, made once and used only while measuring, so that nothing
+ * else (the library's byte handling) changes with the locale. (locale_t)0 in the C locale or
+ * when it cannot be made: every non-ASCII character then counts one column. */
+static locale_t ctype_locale(void)
+{
+	static int done;
+	static locale_t loc;
+
+	if (!done) {
+		done = 1;
+		loc = newlocale(LC_CTYPE_MASK, "", (locale_t)0);
+	}
+	return loc;
+}
+
+/* Display columns of code point c: wcwidth in the user's locale; 1 where it does not know
+ * (the C locale, unassigned code points). */
+static size_t cp_width(uint32_t c)
+{
+	locale_t loc, old;
+	int w;
+
+	if (c >= 0x20 && c < 0x7f)
+		return 1;
+	loc = ctype_locale();
+	if (!loc)
+		return 1;
+	old = uselocale(loc);
+	w = wcwidth((wchar_t)c);
+	uselocale(old);
+	return w < 0 ? 1 : (size_t)w;
+}
+
+/* One character of s at i (n bytes): its length in bytes (1 for a byte that is not UTF-8) and
+ * its width in columns. */
+static size_t char_at(const unsigned char *s, size_t n, size_t i, size_t *w)
+{
+	uint32_t c;
+	size_t k = utf8_seq(s + i, n - i, &c);
+
+	if (k == 0) {
+		*w = 1;
+		return 1;
+	}
+	*w = cp_width(c);
+	return k;
+}
+
+size_t cli_width(const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t n = strlen(str), i = 0, cols = 0, w;
+
+	while (i < n) {
+		i += char_at(s, n, i, &w);
+		cols += w;
+	}
+	return cols;
+}
+
+#define ELLIPSIS "\xe2\x80\xa6" /* U+2026, one column */
+
+char *cli_cut(const char *str, size_t cols, bool left)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t n = strlen(str), i = 0, w, acc = 0, keep = 0, *starts, *widths, nc = 0, j;
+	char *out;
+
+	if (cli_width(str) <= cols)
+		return strdup(str);
+	if (cols == 0)
+		return strdup("");
+	if (!left) {
+		/* whole characters while they fit beside the ellipsis; the zero-width ones that
+		 * follow a kept character stay with it */
+		while (i < n) {
+			size_t k = char_at(s, n, i, &w);
+
+			if (acc + w > cols - 1)
+				break;
+			acc += w;
+			i += k;
+		}
+		if (!(out = malloc(i + sizeof(ELLIPSIS))))
+			return NULL;
+		memcpy(out, s, i);
+		memcpy(out + i, ELLIPSIS, sizeof(ELLIPSIS));
+		return out;
+	}
+	/* cut on the left (a path: its end says most): the last characters that fit */
+	starts = malloc((n + 1) * sizeof(*starts));
+	widths = malloc((n + 1) * sizeof(*widths));
+	if (!starts || !widths) {
+		free(starts);
+		free(widths);
+		return NULL;
+	}
+	while (i < n) {
+		starts[nc] = i;
+		i += char_at(s, n, i, &widths[nc]);
+		nc++;
+	}
+	for (j = nc; j > 0; j--) {
+		if (acc + widths[j - 1] > cols - 1)
+			break;
+		acc += widths[j - 1];
+	}
+	/* a zero-width character cannot start the kept part: it belongs to the one cut off */
+	while (j < nc && widths[j] == 0)
+		j++;
+	keep = j < nc ? starts[j] : n;
+	free(starts);
+	free(widths);
+	if (!(out = malloc(sizeof(ELLIPSIS) + (n - keep))))
+		return NULL;
+	memcpy(out, ELLIPSIS, sizeof(ELLIPSIS) - 1);
+	memcpy(out + sizeof(ELLIPSIS) - 1, s + keep, n - keep + 1);
+	return out;
+}
+
+void cli_pad_to(FILE *f, const char *s, size_t width)
+{
+	fputs(s, f);
+	cli_pad(f, cli_width(s), width);
+}
+
+typedef struct id_ref {
+	const char *id;
+	size_t i;
+} id_ref;
+
+static int cmp_id_ref(const void *a, const void *b)
+{
+	return strcmp(((const id_ref *)a)->id, ((const id_ref *)b)->id);
+}
+
+static size_t common_prefix(const char *a, const char *b)
+{
+	size_t n = 0;
+
+	while (a[n] && a[n] == b[n])
+		n++;
+	return n;
+}
+
+int cli_short_ids(const char *const *ids, size_t n, size_t *len)
+{
+	id_ref *v;
+	size_t i;
+
+	if (!n)
+		return 0;
+	if (!(v = malloc(n * sizeof(*v))))
+		return -1;
+	for (i = 0; i < n; i++) {
+		v[i].id = ids[i];
+		v[i].i = i;
+	}
+	qsort(v, n, sizeof(*v), cmp_id_ref);
+	/* In sorted order an id shares its longest prefix with a neighbour: one character more
+	 * than that tells it from every other id shown (git's short ids). The same id twice
+	 * (two agents) shares everything: printed whole. */
+	for (i = 0; i < n; i++) {
+		size_t need = 0, l = strlen(v[i].id), k = CLI_SHORT_ID;
+
+		if (i > 0)
+			need = common_prefix(v[i].id, v[i - 1].id) + 1;
+		if (i + 1 < n && common_prefix(v[i].id, v[i + 1].id) + 1 > need)
+			need = common_prefix(v[i].id, v[i + 1].id) + 1;
+		if (need > k)
+			k = need;
+		len[v[i].i] = k < l ? k : l;
+	}
+	free(v);
+	return 0;
+}
+
+/* The home as cli_home_path matches it: without trailing slashes, never "/" alone. */
+static size_t home_len(const char *h)
+{
+	size_t n = h ? strlen(h) : 0;
+
+	while (n > 1 && h[n - 1] == '/')
+		n--;
+	return n > 1 ? n : 0;
+}
+
+/* True when path is home (n bytes) or below it: only a whole leading path component. */
+static bool under_home(const char *path, const char *home, size_t n)
+{
+	return n && strncmp(path, home, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+char *cli_home_path(const cli *c, const char *path)
+{
+	/* the home's real path, resolved once per run: the agents record real paths */
+	static char *real;
+	static bool resolved;
+	const char *home = c->ctx ? agc_ctx_home(c->ctx) : (c->home ? c->home : getenv("HOME"));
+	size_t n = home_len(home);
+	char *rest, *out;
+
+	if (!path)
+		return strdup("-");
+	if (!under_home(path, home, n)) {
+		if (!resolved && home) {
+			resolved = true;
+			real = realpath(home, NULL);
+		}
+		if (real) {
+			home = real;
+			n = home_len(home);
+		}
+	}
+	if (!under_home(path, home, n))
+		return cli_path_str(path);
+	path += n;
+	if (!*path)
+		return strdup("~");
+	/* "~/" and the rest as cli_path shows it ($'...' when it needs quoting: still a path
+	 * the shell reads back) */
+	if (!(rest = cli_path_str(path + 1)))
+		return NULL;
+	if (asprintf(&out, "~/%s", rest) < 0)
+		out = NULL;
+	free(rest);
+	return out;
 }
 
 /* Edit distance (optimal string alignment: a swap of two neighbours counts one). */
@@ -590,6 +875,10 @@ void cli_report_json(const cli *c, const agc_report *r, const char *what)
 		return;
 	}
 	json_object_set_new(o, "status", json_string(agc_status_name(st)));
+	/* a child or sub-agent names its parent (a sub-agent's purge is refused: it goes only
+	 * with it) */
+	if (agc_report_session(r) && agc_report_session(r)->parent)
+		cli_json_set_str(o, "parent", agc_report_session(r)->parent);
 	if (agc_report_error(r))
 		cli_json_set_str(o, "error", agc_report_error(r));
 	json_object_set_new(o, "removed", items_json(r, false));

@@ -168,6 +168,10 @@ typedef struct agc_plan {
 	 * would hold it (its transcript changed lately); its label is meta.project. */
 	bool has_agent_cwd;
 	agc_devino agent_cwd;
+	/* A session that is part of its parent and goes only with it (a Claude sub-agent, SPEC
+	 * "Relations"): the parent's id, else "". Its liveness is the parent's gate; purge
+	 * refuses it, naming the parent. */
+	char part_of[AGC_ID_MAX];
 } agc_plan;
 
 void agc_plan_init(agc_plan *p, const struct agc_adapter *ad, agc_ctx *ctx, const agc_rootset *rs,
@@ -238,6 +242,9 @@ typedef struct agc_adapter {
 	const char *name;
 	/* Canonicalise an id per the agent's grammar (R1): 0, or AGC_EUNSAFE. */
 	int (*id_canon)(const char *in, char *out);
+	/* Whether a canonical id is one of a session that lives only inside its parent's dirs
+	 * and goes only with it (a Claude sub-agent). May be NULL. */
+	bool (*inside_parent)(const char *id);
 	/* Resolve the agent's roots. */
 	int (*roots)(agc_ctx *ctx, agc_rootset *rs);
 	/* Find every artifact of plan->id and its children, read-only. */

@@ -492,6 +492,10 @@ static void residual(agc_ctx *ctx, size_t agent, agc_plan *before, agc_report *r
 			known = strcmp(after.ids.v[j], before->ids.v[i]) == 0;
 		if (known || before->ad->id_canon(before->ids.v[i], canon) < 0)
 			continue;
+		/* a child that lives only inside its parent's dirs (a Claude sub-agent) is in what
+		 * the parent's own discovery saw above; its id found elsewhere is another's */
+		if (before->ad->inside_parent && before->ad->inside_parent(canon))
+			continue;
 		if (discover(ctx, agent, canon, &cp, DISCOVER_ALL) == 0) {
 			for (j = 0; j < cp.arts.n; j++) {
 				char *abs = agc_plan_abspath(cp.roots, cp.arts.v[j].root, cp.arts.v[j].rel);
@@ -1200,6 +1204,50 @@ static void do_purge(agc_plan *p, size_t agent, agc_report *r, unsigned flags)
 	free(row_fails.v);
 }
 
+/* A session that goes only with its parent (plan->part_of: a Claude sub-agent, SPEC
+ * "Relations"). It runs inside its parent's process, so the parent's gate answers whether it is
+ * in use (R5); show lists its own files; purge and a dry run refuse with nothing changed
+ * (status refused, exit 4), each of its files residual with reason "parent", and a hint that
+ * names the parent to purge instead. */
+static void run_part(agc_ctx *ctx, size_t agent, agc_plan *p, agc_report *r, mode m)
+{
+	agc_plan pp;
+	size_t i;
+	bool live;
+
+	if (m == MODE_PURGE || m == MODE_DRY_RUN) {
+		char *hint = agc_strfmt("'%s' is a sub-agent of %s session '%s' and goes only with it: "
+					"'agentgc purge %s %s' removes both",
+					p->id, p->ad->name, p->part_of, p->ad->name, p->part_of);
+
+		for (i = 0; i < p->arts.n; i++) {
+			const agc_artifact *a = &p->arts.v[i];
+			char *abs = agc_plan_abspath(p->roots, a->root, a->rel);
+
+			agc_report_add_item(r, true, kind_name(a->kind), abs ? abs : a->rel, NULL, "parent",
+					    a->session, 1, a->bytes, a->mtime_ms);
+			free(abs);
+		}
+		agc_report_add_str(r, 2, hint ? hint : "a sub-agent goes only with its parent session");
+		free(hint);
+		r->status = AGC_ST_REFUSED;
+		return;
+	}
+	if (discover(ctx, agent, p->part_of, &pp, DISCOVER_GATE) < 0) {
+		agc_report_set_error(r, agc_error_last());
+		agc_plan_release(&pp);
+		return;
+	}
+	live = gate(&pp, r);
+	if (live)
+		add_hints(r, &pp);
+	agc_plan_release(&pp);
+	r->session.live = live;
+	if (m == MODE_SHOW)
+		list_plan(p, r, false);
+	r->status = m == MODE_IN_USE && live ? AGC_ST_IN_USE : AGC_ST_FOUND;
+}
+
 /* Resolve "auto" or an agent name and the id's grammar. Returns the agent index, or -1 with
  * the report filled (not found, ambiguous). */
 static int pick_agent(agc_ctx *ctx, const char *agent, const char *id, char *canon, agc_report *r)
@@ -1309,6 +1357,11 @@ static int run(agc_ctx *ctx, const char *agent, const char *id, mode m, unsigned
 	for (i = 1; i < p.ids.n; i++)
 		agc_report_add_str(r, 0, p.ids.v[i]);
 	fill_session(r, &p);
+	if (p.part_of[0]) {
+		run_part(ctx, (size_t)a, &p, r, m);
+		agc_plan_release(&p);
+		return 0;
+	}
 	/* 2. The gate, before anything changes (R5). */
 	if (gate(&p, r)) {
 		add_hints(r, &p);

@@ -89,6 +89,8 @@ load lib
 	mk_transcript "$s" "$(mk_project p)"
 	run -0 agc -q ls
 	run -0 agc -v purge claude "$s" --dry-run
-	run -0 agc -q purge claude "$s"
-	[ -z "$output" ]
+	run -0 --separate-stderr agc -q purge claude "$s"
+	# -q keeps one line: the session in human terms (SPEC "Output")
+	[ "${#lines[@]}" -eq 1 ]
+	[[ $output == "purged claude $s "* ]]
 }

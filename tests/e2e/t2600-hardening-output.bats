@@ -110,9 +110,12 @@ HOSTILE_JSON='\u001b]0;pwned\u0007\u001b[2J \u202egnp.exe \u009b31m'
 	agc_out ls --agent claude
 	[[ $status -eq 0 ]]
 	assert_inert "$O" "$E"
-	has "$O" "$CS"
+	# the table shows the id shortened (SPEC "Output"); --ids shows it whole
+	has "$O" "${CS:0:8}"
 	has "$O" '\u202egnp.exe'
 	has "$O" "\$'/work/\\xe2\\x80\\xae\\x1b[2Jproj'"
+	agc_out ls --agent claude --ids
+	has "$O" "$CS"
 	agc_out show claude "$CS"
 	[[ $status -eq 0 ]]
 	assert_inert "$O" "$E"

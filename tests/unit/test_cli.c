@@ -173,6 +173,50 @@ static void test_nearest(void **state)
 	assert_null(cli_nearest("", cmds, n));
 }
 
+/* SPEC "Output": a cut keeps whole characters and ends with U+2026; at the start for a path. */
+static void test_cut(void **state)
+{
+	char *c;
+
+	(void)state;
+	c = cli_cut("fix the build", 8, false);
+	assert_string_equal(c, "fix the\xe2\x80\xa6");
+	free(c);
+	c = cli_cut("fix the build", 13, false);
+	assert_string_equal(c, "fix the build");
+	free(c);
+	c = cli_cut("/home/dev/src/app", 8, true);
+	assert_string_equal(c, "\xe2\x80\xa6src/app");
+	free(c);
+	/* two-byte characters: never split, whatever the locale says of their width */
+	c = cli_cut("\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9", 3, false);
+	assert_string_equal(c, "\xc3\xa9\xc3\xa9\xe2\x80\xa6");
+	assert_int_equal(cli_width(c), 3);
+	free(c);
+	c = cli_cut("abc", 0, false);
+	assert_string_equal(c, "");
+	free(c);
+}
+
+/* git's short ids: 8 characters, more where two of the ids shown share a longer prefix. */
+static void test_short_ids(void **state)
+{
+	const char *ids[] = {"0b8e5a4c-1f0d-4c3b-9a8e-7d6c5b4a3f21", "0b8e5a4c-1f2d-4c3b-9a8e-7d6c5b4a3f21",
+			     "ffffffff-0000-4c3b-9a8e-7d6c5b4a3f21", "ses_ab", "ses_abc", "same", "same"};
+	size_t len[7];
+
+	(void)state;
+	assert_int_equal(cli_short_ids(ids, 7, len), 0);
+	assert_int_equal(len[0], 12);
+	assert_int_equal(len[1], 12);
+	assert_int_equal(len[2], 8);
+	/* an id that starts another is printed whole; so is the same id twice */
+	assert_int_equal(len[3], 6);
+	assert_int_equal(len[4], 7);
+	assert_int_equal(len[5], 4);
+	assert_int_equal(len[6], 4);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -184,6 +228,8 @@ int main(void)
 		cmocka_unit_test(test_json_valid_has_no_bytes),
 		cmocka_unit_test(test_json_invalid_keeps_key),
 		cmocka_unit_test(test_nearest),
+		cmocka_unit_test(test_cut),
+		cmocka_unit_test(test_short_ids),
 	};
 
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);

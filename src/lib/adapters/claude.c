@@ -36,8 +36,32 @@
 
 enum { R_CONFIG = 0, R_TEMP = 1 };
 
+/* A session id is a UUID; a sub-agent's is "a" + 16 hex (formats/claude-code.md 6), taken in
+ * any letter case like a UUID and canonicalised to lower case (R1): ls --children lists
+ * sub-agents by it, and show, in-use and purge accept what ls prints. */
+static bool subagent_id(const char *id)
+{
+	size_t i;
+
+	if (strlen(id) != AGC_CLAUDE_AGENT_ID_LEN || id[0] != 'a')
+		return false;
+	for (i = 1; i < AGC_CLAUDE_AGENT_ID_LEN; i++)
+		if (!((id[i] >= '0' && id[i] <= '9') || (id[i] >= 'a' && id[i] <= 'f')))
+			return false;
+	return true;
+}
+
 static int claude_id(const char *in, char *out)
 {
+	size_t i, n = in ? strlen(in) : 0;
+
+	if (n == AGC_CLAUDE_AGENT_ID_LEN && (in[0] == 'a' || in[0] == 'A')) {
+		for (i = 0; i < n; i++)
+			out[i] = (char)(in[i] >= 'A' && in[i] <= 'F' ? in[i] - 'A' + 'a' : in[i]);
+		out[n] = '\0';
+		if (subagent_id(out))
+			return 0;
+	}
 	return agc_id_uuid(in, out);
 }
 
@@ -1150,6 +1174,109 @@ static void collect_subagents(agc_plan *p, int cfg, const char *rel, int depth)
 	closedir(d);
 }
 
+/* Find agent-<A>.jsonl below the sub-agents dir rel (nested dirs included, as ls walks them);
+ * the path of the first found goes to out. Returns true when found. */
+static bool find_subagent(int cfg, const char *rel, const char *name, int depth, char *out, size_t n)
+{
+	DIR *d;
+	struct dirent *e;
+	size_t seen = 0;
+	bool found = false;
+
+	if (depth > 8 || !(d = agc_dir_at(cfg, rel)))
+		return false;
+	while (!found && (e = readdir(d)) && seen++ < DIR_ENTRIES_MAX) {
+		struct stat st;
+		char sub[4096];
+
+		if (e->d_name[0] == '.' || fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			continue;
+		if ((size_t)snprintf(sub, sizeof(sub), "%s/%s", rel, e->d_name) >= sizeof(sub))
+			continue;
+		if (S_ISDIR(st.st_mode))
+			found = find_subagent(cfg, sub, name, depth + 1, out, n);
+		else if (S_ISREG(st.st_mode) && strcmp(e->d_name, name) == 0 &&
+			 (size_t)snprintf(out, n, "%s", sub) < n)
+			found = true;
+	}
+	closedir(d);
+	return found;
+}
+
+/* A sub-agent A is part of its parent session S: its transcript lives only in
+ * projects/<K>/<S>/subagents/ and goes with S (SPEC "Relations"). Discovery finds it there and
+ * reports its own files, with S as its parent (plan->part_of): the engine then takes its
+ * liveness from S's gate and never purges it alone. Links are not followed on the way (the
+ * walk is lstat-based), so a sub-agent is only ever found in a real dir of its parent. */
+static int discover_subagent(agc_plan *p, int cfg, const char *id)
+{
+	DIR *d = agc_plan_dir(p, R_CONFIG, cfg, "projects");
+	struct dirent *e;
+	size_t seen = 0;
+	char name[64], rel[4096], found[4096] = "";
+	const char *parent = NULL;
+	head h;
+
+	if (!d)
+		return 0;
+	snprintf(name, sizeof(name), "agent-%s.jsonl", id);
+	/* every session dir is looked at: the same sub-agent id under two sessions (a copied
+	 * dir) cannot be told apart, and is refused rather than taken for one of them */
+	while ((e = readdir(d)) && seen++ < DIR_ENTRIES_MAX) {
+		DIR *pd;
+		struct dirent *f;
+		size_t pseen = 0;
+
+		if (e->d_name[0] == '.' || !agc_id_path_safe(e->d_name))
+			continue;
+		snprintf(rel, sizeof(rel), "projects/%s", e->d_name);
+		if (!(pd = agc_dir_at(cfg, rel)))
+			continue;
+		while ((f = readdir(pd)) && pseen++ < DIR_ENTRIES_MAX) {
+			char sub[4096], other[4096];
+
+			if (strlen(f->d_name) != AGC_UUID_LEN || !agc_id_is_uuid(f->d_name, AGC_UUID_LEN))
+				continue;
+			snprintf(sub, sizeof(sub), "projects/%s/%s/subagents", e->d_name, f->d_name);
+			if (!find_subagent(cfg, sub, name, 0, *found ? other : found, sizeof(found)))
+				continue;
+			if (parent) {
+				agc_error_set(-1, "the sub-agent id '%s' is in two sessions, '%s' and '%s': "
+						  "name the session instead", id, parent, f->d_name);
+				closedir(pd);
+				closedir(d);
+				return -1;
+			}
+			memcpy(p->part_of, f->d_name, AGC_UUID_LEN + 1);
+			parent = p->part_of;
+		}
+		closedir(pd);
+	}
+	closedir(d);
+	if (!parent)
+		return 0;
+	/* the transcript is the sub-agent's record; its meta file sits beside it */
+	if (agc_plan_add_art(p, R_CONFIG, found, id, AGC_ART_RECORD, NULL) < 0)
+		return -1;
+	snprintf(rel, sizeof(rel), "%.*s.meta.json", (int)(strlen(found) - 6), found);
+	if (agc_plan_add_art(p, R_CONFIG, rel, id, 0, NULL) < 0)
+		return -1;
+	snprintf(rel, sizeof(rel), "todos/%s-agent-%s.json", parent, id);
+	if (agc_plan_add_art(p, R_CONFIG, rel, id, 0, NULL) < 0)
+		return -1;
+	free(p->meta.parent);
+	if (!(p->meta.parent = agc_strdup(parent)))
+		return -1;
+	/* its lines carry the parent's cwd; a title is what the sub-agent was asked */
+	read_head(cfg, found, &h);
+	p->meta.project = h.cwd;
+	p->meta.title = h.title;
+	p->meta.created_ms = h.created_ms;
+	h.cwd = h.title = NULL;
+	head_release(&h);
+	return 0;
+}
+
 static int discover_projects(agc_plan *p, int cfg, const char *id)
 {
 	static const char *const side[] = {".ccr-tip.json", ".precompact.json", ".desktop-released.json"};
@@ -1264,6 +1391,8 @@ static int claude_discover(agc_plan *p)
 	char rel[256], target[512], prefix[128];
 	ssize_t tl;
 
+	if (cfg >= 0 && subagent_id(id))
+		return discover_subagent(p, cfg, id);
 	if (cfg >= 0) {
 		static const char *const dirs[] = {"file-history", "session-env", "tasks", "image-cache", "uploads"};
 		size_t i;
@@ -2133,6 +2262,7 @@ out:
 const agc_adapter agc_adapter_claude = {
 	.name = "claude",
 	.id_canon = claude_id,
+	.inside_parent = subagent_id,
 	.roots = claude_roots,
 	.discover = claude_discover,
 	.list = claude_list,
