@@ -6,6 +6,8 @@ set -eu
 
 PKGS="gcc make cmake pkg-config libsqlite3-dev libjansson-dev nettle-dev libzstd-dev
 libcmocka-dev bats jq sqlite3 procps git python3"
+# zsh, fish, groff-base: the tests of the shell completions and of the man page.
+PKGS="$PKGS zsh fish groff-base"
 
 missing=""
 if command -v dpkg-query >/dev/null 2>&1; then
