@@ -20,9 +20,10 @@ setup() {
 
 teardown() { agc_teardown; }
 
-# The page as man shows it in 80 columns, without bold and underline.
+# The page as man shows it in 80 columns, without bold and underline (groff options may be
+# given: -ww for every warning).
 render() {
-	groff -man -Tutf8 -rLL=80n -P-cbou -ww "$MANPAGE"
+	groff -man -Tutf8 -rLL=80n -P-cbou "$@" "$MANPAGE"
 }
 
 # The lines of section NAME of the rendered page.
@@ -80,7 +81,7 @@ help_commands() {
 
 @test "man page: renders without a warning, within 80 columns, with its sections" {
 	local s
-	run -0 --separate-stderr render
+	run -0 --separate-stderr render -ww
 	[ -z "$stderr" ] || { echo "groff: $stderr" >&2; false; }
 	awk 'length($0) > 80 { print "line " NR " has " length($0) " columns: " $0; bad = 1 } END { exit bad }' \
 		<<<"$output"
