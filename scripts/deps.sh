@@ -1,7 +1,7 @@
 #!/bin/sh
 # Install the Debian packages agentgc needs to build, test and run its demo.
 # As root: installs what is missing with apt-get. Otherwise: prints the one apt-get line to
-# run as root (or runs it with sudo when sudo needs no password).
+# run as root.
 # Usage: scripts/deps.sh [--check]
 #   --check  only say what is missing (on stderr); exit 1 if something is
 # Plain `sh`, no bash: on a minimal Debian (debootstrap --variant=minbase) only dash,
@@ -14,6 +14,8 @@ set -eu
 PKGS="gcc libc6-dev make cmake pkg-config libsqlite3-dev libjansson-dev nettle-dev libzstd-dev
 zlib1g-dev libcmocka-dev bats jq sqlite3 procps util-linux git python3 nodejs npm
 ca-certificates dpkg-dev debhelper build-essential"
+# zsh, fish, groff-base: the tests of the shell completions and of the man page.
+PKGS="$PKGS zsh fish groff-base"
 
 check=no
 case "${1:-}" in
@@ -62,11 +64,6 @@ if [ "$(id -u)" -eq 0 ]; then
 	apt-get update -qq </dev/null
 	# shellcheck disable=SC2086
 	apt-get install -y -qq --no-install-recommends $missing </dev/null
-elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
-	echo "deps.sh: installing with sudo:$missing" >&2
-	sudo -n env DEBIAN_FRONTEND=noninteractive apt-get update -qq </dev/null
-	# shellcheck disable=SC2086
-	sudo -n env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing </dev/null
 else
 	echo "deps.sh: missing packages; run as root:" >&2
 	echo "  $line" >&2
