@@ -638,6 +638,7 @@ static void arm_agent_cwd(agc_plan *p)
 typedef struct head {
 	char *cwd;
 	char *title;
+	char *prompt; /* the first prompt typed, for ls --grep when a name is the title */
 	int64_t created_ms;
 } head;
 
@@ -645,6 +646,7 @@ static void head_release(head *h)
 {
 	free(h->cwd);
 	free(h->title);
+	free(h->prompt);
 	memset(h, 0, sizeof(*h));
 }
 
@@ -727,16 +729,18 @@ static void read_head(int dirfd_, const char *name, head *h)
 			custom = make_title(v);
 		if (t && !h->title && strcmp(t, "summary") == 0 && (v = agc_json_str(j, "summary")))
 			h->title = make_title(v);
-		if (t && !h->title && strcmp(t, "user") == 0 && !json_is_true(json_object_get(j, "isMeta")) &&
+		if (t && !h->prompt && strcmp(t, "user") == 0 && !json_is_true(json_object_get(j, "isMeta")) &&
 		    !json_is_true(json_object_get(j, "isSidechain"))) {
 			const char *pt = prompt_text(json_object_get(j, "message"));
 
 			if (pt)
+				h->prompt = make_title(pt);
+			if (pt && !h->title)
 				h->title = make_title(pt);
 		}
 		json_decref(j);
 		/* Enough to list it: a custom title later in the file is not worth reading on. */
-		if (h->cwd && h->title && h->created_ms)
+		if (h->cwd && h->title && h->prompt && h->created_ms)
 			break;
 	}
 	if (custom) {
@@ -1219,6 +1223,7 @@ typedef struct row {
 	char id[AGC_UUID_LEN + 1];
 	char *project;
 	char *title;
+	char *prompt;
 	int64_t created_ms, updated_ms;
 	uint64_t bytes;
 	bool live;
@@ -1442,6 +1447,7 @@ static int list_projects(rows *r, agc_ls_sink *sink, const agc_root *root, int c
 			w->id[AGC_UUID_LEN] = '\0';
 			w->project = h.cwd;
 			w->title = h.title;
+			w->prompt = h.prompt;
 			w->created_ms = h.created_ms ? h.created_ms : ms_of(&st.st_mtim);
 			w->updated_ms = ms_of(&st.st_mtim);
 			w->bytes = (uint64_t)st.st_size;
@@ -1603,6 +1609,7 @@ static int claude_list(agc_ctx *ctx, const agc_rootset *rs, const agc_ls_opts *o
 			.parent = r.v[i].parent,
 			.project = r.v[i].project,
 			.title = r.v[i].title,
+			.prompt = r.v[i].prompt,
 			.created_ms = r.v[i].created_ms,
 			.updated_ms = r.v[i].updated_ms,
 			.bytes = r.v[i].bytes,
@@ -1618,6 +1625,7 @@ out:
 	for (i = 0; i < r.n; i++) {
 		free(r.v[i].project);
 		free(r.v[i].title);
+		free(r.v[i].prompt);
 		free(r.v[i].parent);
 	}
 	free(r.v);
