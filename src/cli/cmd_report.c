@@ -594,11 +594,11 @@ static void summary(const purge_tally *t)
 	cli_size(t->bytes, size, sizeof(size));
 	fflush(stdout);
 	if (t->dry_run)
-		fprintf(stderr, "dry run: would purge %zu, would leave something of %zu, would refuse %zu, "
+		fprintf(stderr, "dry run: would purge %zu, would partly purge %zu, would refuse %zu, "
 				"not found %zu, errors %zu; %s would be freed\n",
 			t->purged, t->left, t->refused, t->notfound, t->errors, size);
 	else
-		fprintf(stderr, "purged %zu, left something of %zu, refused %zu, not found %zu, errors %zu; "
+		fprintf(stderr, "purged %zu, partly purged %zu, refused %zu, not found %zu, errors %zu; "
 				"%s freed\n",
 			t->purged, t->left, t->refused, t->notfound, t->errors, size);
 }
