@@ -324,6 +324,11 @@ static void add_hints(agc_report *r, const agc_plan *p)
 		else
 			snprintf(line, sizeof(line), "pid %d names the session (%s): see ps -o pid,args -p %d",
 				 h->pid, h->why, h->pid);
+		/* and what to do next: nothing changed, the purge can simply be run again */
+		snprintf(line + strlen(line), sizeof(line) - strlen(line), "%s",
+			 h->pid > 0 ? "; once it has quit (end that session), purge again"
+				    : "; run agentgc where it can read that (as the owner of the files, or "
+				      "root), then purge again");
 		agc_report_add_str(r, 2, line);
 	}
 }
@@ -1420,8 +1425,8 @@ typedef enum reason_class {
 	RC_NOT_REGULAR,
 	RC_FREE_SPACE,
 	RC_AMBIGUOUS,
-	RC_KEPT,
 	RC_ERROR,
+	RC_KEPT,     /* after RC_ERROR: what was kept is kept because of that */
 	RC_N,
 } reason_class;
 
@@ -1574,8 +1579,8 @@ static void reason_hints(agc_report *r)
 				       path, it->table ? it->table : "?");
 			break;
 		case RC_CHILD:
-			h = agc_strfmt("the child session %s is still on record%s: run the same purge again "
-				       "(its children go with it), or purge the child by its id",
+			h = agc_strfmt("the child session %s is still on record%s: it goes with its parent, "
+				       "so once what else is listed is dealt with, run the same purge again",
 				       it->session ? it->session : "?", more);
 			break;
 		case RC_NOT_REGULAR:
