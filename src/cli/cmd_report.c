@@ -357,12 +357,25 @@ typedef struct candidates {
 	bool oom;
 } candidates;
 
+static void candidate_free(candidates *k, size_t i)
+{
+	free(k->v[i].agent);
+	free(k->v[i].id);
+	free(k->v[i].title);
+	memset(&k->v[i], 0, sizeof(k->v[i]));
+}
+
 static int add_candidate(size_t i, const agc_session_info *s, void *ud)
 {
 	candidates *k = ud;
 
 	(void)i;
-	if (strcmp(s->id, k->typed) == 0 && k->exact < 0 && k->shown < CANDIDATES_SHOWN)
+	/* the one typed whole is kept even past the candidates shown */
+	if (strcmp(s->id, k->typed) == 0 && k->exact < 0 && k->shown == CANDIDATES_SHOWN) {
+		candidate_free(k, CANDIDATES_SHOWN - 1);
+		k->shown--;
+	}
+	if (strcmp(s->id, k->typed) == 0 && k->exact < 0)
 		k->exact = (int)k->shown;
 	if (k->shown < CANDIDATES_SHOWN) {
 		k->v[k->shown].agent = strdup(s->agent);
@@ -380,11 +393,8 @@ static void candidates_release(candidates *k)
 {
 	size_t i;
 
-	for (i = 0; i < k->shown; i++) {
-		free(k->v[i].agent);
-		free(k->v[i].id);
-		free(k->v[i].title);
-	}
+	for (i = 0; i < k->shown; i++)
+		candidate_free(k, i);
 	k->shown = 0;
 }
 
