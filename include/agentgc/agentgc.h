@@ -83,8 +83,8 @@ typedef struct agc_session_info {
 	int64_t updated_ms;   /* last activity */
 	uint64_t bytes;       /* every artifact, children included */
 	int live;
-	const char *prompt;   /* the first prompt a person typed, when the title is another text
-				 (a name the user gave); NULL otherwise or when unknown */
+	const char *prompt;   /* the first prompt a person typed (the title too, unless the user
+				 named the session); NULL when unknown or not read (OpenCode) */
 } agc_session_info;
 
 typedef enum agc_sort {
