@@ -85,6 +85,8 @@ typedef struct agc_session_info {
 				 size of its rows and of its lines in shared files (SPEC "Sizes") */
 	int live;             /* ls: the in-use gate's answer (R5) */
 	uint64_t disk;        /* st_blocks x 512 of its files and dirs */
+	const char *prompt;   /* the first prompt a person typed (the title too, unless the user
+				 named the session); NULL when unknown or not read (OpenCode) */
 } agc_session_info;
 
 typedef enum agc_sort {
@@ -95,7 +97,18 @@ typedef enum agc_sort {
 
 typedef struct agc_ls_opts {
 	unsigned agents;         /* bit i = agent i; 0 = all */
-	const char *project;     /* only sessions whose project is this dir (or below? no: equal) */
+	/* Only sessions whose project is this dir or a dir below it, on path component
+	 * boundaries (/a/b selects /a/b and /a/b/c, never /a/bc). Relative to the current dir;
+	 * `.`, `..`, `//` and a trailing slash are resolved lexically, so a dir that no longer
+	 * exists still selects its sessions. When it exists, its real path (symlinks resolved)
+	 * selects too, and so does the real path of a session's project that exists: a
+	 * project reached through a link is found by either name. */
+	const char *project;
+	int project_gone;        /* only sessions whose project dir no longer exists (stat says
+				    ENOENT or ENOTDIR); an unknown project, or one that cannot be
+				    checked (EACCES...), is not gone */
+	const char *grep;        /* only sessions whose title, first prompt or project contains
+				    this text, ASCII letters compared case-insensitively */
 	int64_t older_than_ms;   /* > 0: updated before now - this */
 	int64_t newer_than_ms;   /* > 0: updated after now - this */
 	int children;            /* list child and sub-agent sessions too */
@@ -111,6 +124,22 @@ typedef struct agc_ls_opts {
  * nonzero to stop. Returns 0, or -1 when an agent's listing failed (others are still listed). */
 int agc_ls(agc_ctx *ctx, const agc_ls_opts *opts, int (*cb)(const agc_session_info *s, void *ud),
 	   void *ud);
+
+/* Every session (children and sub-agents included) of agent ("claude", ... or "auto": every
+ * agent) whose id starts with one of the n prefixes, read-only: cb(i, s, ud) for each match,
+ * i the index of the prefix (strings of s valid during the call); cb returns nonzero to stop.
+ * A prefix is compared with the id as it is shown (a UUID with its dashes): one shorter than
+ * AGC_PREFIX_MIN characters, or holding '/' or a control byte, matches nothing; UUIDs compare
+ * in any letter case, OpenCode ids case-sensitively (SPEC R1). Only listed sessions match.
+ * Returns the number of matches (0 or more), or -1 (error set) when an agent could not be
+ * listed, memory ran out or the agent is unknown; matches already made were called. */
+#define AGC_PREFIX_MIN 8
+/* 1 when id is a whole id of agent ("auto": of any agent) in the form the agent makes them (a
+ * UUID; OpenCode's generated ses_ ids), so that no other id starts with it and no prefix
+ * look-up is needed; else 0. */
+int agc_id_whole(const char *agent, const char *id);
+int agc_resolve_prefix(agc_ctx *ctx, const char *agent, const char *const *prefixes, size_t n,
+		       int (*cb)(size_t i, const agc_session_info *s, void *ud), void *ud);
 
 /* ---- reports: show, in-use, purge ------------------------------------------------------- */
 

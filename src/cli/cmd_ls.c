@@ -282,11 +282,16 @@ static void say_nothing(const cli *c, bool filtered)
 }
 
 enum { OPT_AGENT = 0x200, OPT_PROJECT, OPT_OLDER, OPT_NEWER, OPT_CHILDREN, OPT_SORT, OPT_LIMIT,
-       OPT_WIDE, OPT_IDS };
+       OPT_WIDE, OPT_IDS, OPT_PROJECT_GONE, OPT_GREP };
 
 const cli_opt cli_ls_opts[] = {
 	{"agent", OPT_AGENT, 1, "A", "only this agent (repeatable)"},
-	{"project", OPT_PROJECT, 1, "DIR", "only sessions whose working directory is DIR"},
+	{"project", OPT_PROJECT, 1, "DIR", "only sessions whose working directory is DIR or\n"
+					   "below it; DIR need not exist any more"},
+	{"project-gone", OPT_PROJECT_GONE, 0, NULL, "only sessions whose working directory no\n"
+						    "longer exists"},
+	{"grep", OPT_GREP, 1, "TEXT", "only sessions whose title, first prompt or project\n"
+				      "holds TEXT (ASCII letters in any case)"},
 	{"older-than", OPT_OLDER, 1, "DUR", "last activity before now - DUR"},
 	{"newer-than", OPT_NEWER, 1, "DUR", "last activity after now - DUR"},
 	{"children", OPT_CHILDREN, 0, NULL, "also child and sub-agent sessions, under their\n"
@@ -302,7 +307,6 @@ const cli_opt cli_ls_opts[] = {
 
 typedef struct ls_args {
 	agc_ls_opts *o;
-	char *project;
 	bool wide, ids;
 	bool filtered; /* an option that selects sessions was given */
 } ls_args;
@@ -325,9 +329,16 @@ static int ls_opt(cli *c, int key, const char *v, void *ud)
 	case OPT_AGENT:
 		return cli_agent_bit("ls", v, &o->agents);
 	case OPT_PROJECT:
-		free(a->project);
-		a->project = realpath(v, NULL);
-		o->project = a->project ? a->project : v;
+		/* the library resolves it: lexically, and by its real path when it exists */
+		if (!*v)
+			return cli_usage("ls", "--project needs a directory");
+		o->project = v;
+		return 0;
+	case OPT_PROJECT_GONE:
+		o->project_gone = 1;
+		return 0;
+	case OPT_GREP:
+		o->grep = v;
 		return 0;
 	case OPT_OLDER:
 		if (agc_duration_parse(v, &o->older_than_ms) < 0)
@@ -379,37 +390,27 @@ int cmd_ls(cli *c, int argc, char **argv)
 	o.warn = print_warning;
 	a.o = &o;
 	rc = cli_parse(c, cli_cmd_find("ls"), argc, argv, ls_opt, &a, &pos);
-	if (rc) {
-		free(a.project);
+	if (rc)
 		return rc == CLI_PARSED_EXIT ? 0 : rc;
-	}
 	if (pos.n) {
 		rc = cli_usage("ls", "unexpected argument '%s'", pos.v[0]);
 		cli_args_release(&pos);
-		free(a.project);
 		return rc;
 	}
 	cli_args_release(&pos);
 	/* no option accepted and ignored: --ids and --wide shape the table, --json has none */
-	if (a.ids && (c->json || a.wide)) {
-		free(a.project);
+	if (a.ids && (c->json || a.wide))
 		return cli_usage("ls", "--ids prints only whole ids: it goes with neither --json nor --wide");
-	}
-	if (a.wide && c->json) {
-		free(a.project);
+	if (a.wide && c->json)
 		return cli_usage("ls", "--wide is for the table: --json always has whole ids and paths");
-	}
-	if ((rc = cli_ctx(c))) {
-		free(a.project);
+	if ((rc = cli_ctx(c)))
 		return rc;
-	}
 	memset(&st, 0, sizeof(st));
 	st.c = c;
 	st.now = agc_ctx_now_ms(c->ctx);
 	st.ids = a.ids;
 	st.wide = a.wide;
 	rc = agc_ls(c->ctx, &o, print_session, &st);
-	free(a.project);
 	if (rc < 0)
 		cli_err("%s", agc_error_last());
 	if (st.oom || print_table(&st) < 0) {

@@ -1,8 +1,11 @@
 /* agentgc show, in-use and purge: one report per id. */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
+
+#define UUID_CHARS 36 /* 8-4-4-4-12 */
 
 static void print_holders(const cli *c, const agc_report *r, FILE *f)
 {
@@ -165,6 +168,34 @@ static void print_children(const agc_report *r)
 	}
 }
 
+/* A purge of several ids: what each came to, for the progress line and the summary. */
+typedef struct purge_tally {
+	size_t purged, left, refused, notfound, errors;
+	uint64_t bytes;
+	char last_status[16], last_agent[16], last_id[AGC_PREFIX_MIN + 1];
+	bool dry_run;
+} purge_tally;
+
+static purge_tally *tally_now; /* set by cmd_purge while it runs; one() adds to it */
+
+static uint64_t total_bytes(const agc_report *r);
+
+/* The bytes of a purged (or partly purged) session and what the progress line names; the
+ * exit code of each id is counted by the caller. */
+static void tally_add(const agc_report *r)
+{
+	purge_tally *t = tally_now;
+	int code = agc_report_exit(r);
+
+	if (!t)
+		return;
+	if (code == EXIT_OK || code == EXIT_LEFT)
+		t->bytes += total_bytes(r);
+	snprintf(t->last_status, sizeof(t->last_status), "%s", agc_status_name(agc_report_status(r)));
+	snprintf(t->last_agent, sizeof(t->last_agent), "%s", agc_report_agent(r));
+	snprintf(t->last_id, sizeof(t->last_id), "%s", agc_report_id(r));
+}
+
 static uint64_t total_bytes(const agc_report *r)
 {
 	uint64_t b = 0;
@@ -303,17 +334,45 @@ static int one(cli *c, const char *what, const char *agent, const char *id, unsi
 	if (code == EXIT_REFUSED || code == EXIT_LEFT ||
 	    (strcmp(what, "purge") == 0 && code == EXIT_OK && !c->quiet && !(flags & AGC_PURGE_DRY_RUN)))
 		print_hints(r);
+	tally_add(r);
 	agc_report_free(r);
 	return code;
 }
 
+/* True when id could be the start of an id (a UUID's hex and dashes in their places, or
+ * OpenCode's ses_...) without being a whole one of the agent: what a prefix looks like. */
+static bool prefix_shaped(const char *agent, const char *id)
+{
+	size_t i, n = strlen(id);
+	bool uuid = n < UUID_CHARS, oc;
+
+	for (i = 0; uuid && i < n; i++) {
+		int ch = (unsigned char)id[i];
+
+		if (i == 8 || i == 13 || i == 18 || i == 23)
+			uuid = ch == '-';
+		else
+			uuid = (ch >= '0' && ch <= '9') || ((ch | 0x20) >= 'a' && (ch | 0x20) <= 'f');
+	}
+	oc = strncmp(id, "ses_", n < 4 ? n : 4) == 0 && n > 0;
+	if (strcmp(agent, "opencode") == 0)
+		return oc;
+	if (strcmp(agent, "auto") == 0)
+		return uuid || oc;
+	return uuid;
+}
+
 /* An id the agent's grammar refuses is not found (R1: exit 5, nothing touched); on stderr, say
- * whose grammar it is, or that a path is not an id, so the user knows what to type. */
+ * whose grammar it is, that a path is not an id, or how a prefix is taken, so the user knows
+ * what to type. */
 static void id_hint(const char *cmd, const char *agent, const char *id)
 {
 	int self = strcmp(agent, "auto") == 0 ? -1 : agc_agent_find(agent);
+	bool purge = strcmp(cmd, "purge") == 0;
 	size_t i;
 
+	/* (a prefix in a grammar that takes it whole, ses_..., is told apart by the look-up of
+	 * show and in-use, or after the purge: prefix_hints) */
 	if (self >= 0 && agc_agent_id_ok((size_t)self, id))
 		return;
 	for (i = 0; self < 0 && i < agc_agent_count(); i++)
@@ -339,6 +398,20 @@ static void id_hint(const char *cmd, const char *agent, const char *id)
 		}
 	fputs("'", stderr);
 	cli_text(stderr, id, CLI_TEXT_LINE);
+	if (prefix_shaped(agent, id)) {
+		/* SPEC "Commands": destructive commands take whole ids only */
+		if (purge)
+			fputs("' is not a whole id: purge takes whole ids only, never a prefix; "
+			      "'agentgc ls --json' prints them whole\n", stderr);
+		else if (strlen(id) < AGC_PREFIX_MIN)
+			fprintf(stderr, "' is too short for an id prefix: give at least %d characters, or "
+				"the whole id\n", AGC_PREFIX_MIN);
+		else
+			fprintf(stderr, "': no session id of %s starts with it; 'agentgc ls%s%s' lists them\n",
+				self >= 0 ? agent : "any agent", self >= 0 ? " --agent " : "",
+				self >= 0 ? agent : "");
+		return;
+	}
 	if (self >= 0)
 		fprintf(stderr, "' is not an id of %s (%s); 'agentgc ls --agent %s' lists them\n", agent,
 			strcmp(agent, "opencode") == 0 ? "ses_ and letters, digits or _" : "a UUID", agent);
@@ -380,10 +453,113 @@ static int purge_opt(cli *c, int key, const char *v, void *ud)
 	return -1;
 }
 
-/* show and in-use: AGENT ID. */
+/* The sessions an id prefix may stand for: the first few, for the message, and how many. */
+#define CANDIDATES_SHOWN 20
+
+typedef struct candidates {
+	struct {
+		char *agent, *id, *title;
+	} v[CANDIDATES_SHOWN];
+	size_t n, shown;
+	int exact; /* the index of the one whose id is the text typed, or -1 */
+	const char *typed;
+	bool oom;
+} candidates;
+
+static void candidate_free(candidates *k, size_t i)
+{
+	free(k->v[i].agent);
+	free(k->v[i].id);
+	free(k->v[i].title);
+	memset(&k->v[i], 0, sizeof(k->v[i]));
+}
+
+static int add_candidate(size_t i, const agc_session_info *s, void *ud)
+{
+	candidates *k = ud;
+
+	(void)i;
+	/* the one typed whole is kept even past the candidates shown */
+	if (strcmp(s->id, k->typed) == 0 && k->exact < 0 && k->shown == CANDIDATES_SHOWN) {
+		candidate_free(k, CANDIDATES_SHOWN - 1);
+		k->shown--;
+	}
+	if (strcmp(s->id, k->typed) == 0 && k->exact < 0)
+		k->exact = (int)k->shown;
+	if (k->shown < CANDIDATES_SHOWN) {
+		k->v[k->shown].agent = strdup(s->agent);
+		k->v[k->shown].id = strdup(s->id);
+		k->v[k->shown].title = s->title ? strdup(s->title) : NULL;
+		if (!k->v[k->shown].agent || !k->v[k->shown].id || (s->title && !k->v[k->shown].title))
+			k->oom = true;
+		k->shown++;
+	}
+	k->n++;
+	return 0;
+}
+
+static void candidates_release(candidates *k)
+{
+	size_t i;
+
+	for (i = 0; i < k->shown; i++)
+		candidate_free(k, i);
+	k->shown = 0;
+}
+
+/* SPEC "Commands": show and in-use take a unique prefix of at least 8 characters of an id.
+ * A whole id in the form the agent makes them is taken as it is; otherwise the sessions
+ * whose id starts with it are looked up (read-only): the one whose id is the text typed, or
+ * the only one, stands for it; several are a usage error (2) that lists them; none leaves
+ * the text as typed (not found, 5). Returns 0 with *agent and *id set (into k), or the exit
+ * code. */
+static int resolve_id(cli *c, const char *what, candidates *k, const char **agent, const char **id)
+{
+	const char *typed = *id;
+	int rc;
+	size_t i;
+
+	memset(k, 0, sizeof(*k));
+	k->exact = -1;
+	k->typed = typed;
+	if (strlen(typed) < AGC_PREFIX_MIN || agc_id_whole(*agent, typed))
+		return 0;
+	rc = agc_resolve_prefix(c->ctx, *agent, &typed, 1, add_candidate, k);
+	if (rc < 0 || k->oom) {
+		cli_err("cannot look up the sessions whose id starts with '%s': %s", typed,
+			k->oom ? "out of memory" : agc_error_last());
+		return EXIT_ERR;
+	}
+	if (k->exact >= 0 || k->n == 1) {
+		i = k->exact >= 0 ? (size_t)k->exact : 0;
+		*agent = k->v[i].agent;
+		*id = k->v[i].id;
+		return 0;
+	}
+	if (k->n == 0)
+		return 0;
+	cli_err("%s: id prefix '%s' is ambiguous: %zu sessions start with it", what, typed, k->n);
+	for (i = 0; i < k->shown; i++) {
+		/* ids and titles are agent data */
+		fputs("  ", stderr);
+		cli_pad(stderr, cli_text(stderr, k->v[i].agent, CLI_TEXT_LINE), 9);
+		cli_text(stderr, k->v[i].id, CLI_TEXT_LINE);
+		fputs("  ", stderr);
+		cli_text(stderr, k->v[i].title ? k->v[i].title : "-", CLI_TEXT_LINE);
+		fputc('\n', stderr);
+	}
+	if (k->n > k->shown)
+		fprintf(stderr, "  ... and %zu more\n", k->n - k->shown);
+	fputs("hint: give more characters of the id, or the whole id\n", stderr);
+	return EXIT_USAGE;
+}
+
+/* show and in-use: AGENT ID, where ID may be a unique prefix. */
 static int agent_id_cmd(cli *c, int argc, char **argv, const char *what)
 {
 	cli_args pos;
+	candidates k;
+	const char *agent, *id;
 	int rc;
 
 	rc = cli_parse(c, cli_cmd_find(what), argc, argv, NULL, NULL, &pos);
@@ -393,10 +569,15 @@ static int agent_id_cmd(cli *c, int argc, char **argv, const char *what)
 		cli_args_release(&pos);
 		return cli_usage(what, "%s takes AGENT|auto and one ID", what);
 	}
-	if (!(rc = cli_check_agent(what, pos.v[0], true)) && !(rc = cli_ctx(c))) {
-		id_hint(what, pos.v[0], pos.v[1]);
-		rc = one(c, what, pos.v[0], pos.v[1], 0);
+	agent = pos.v[0];
+	id = pos.v[1];
+	memset(&k, 0, sizeof(k));
+	if (!(rc = cli_check_agent(what, agent, true)) && !(rc = cli_ctx(c)) &&
+	    !(rc = resolve_id(c, what, &k, &agent, &id))) {
+		id_hint(what, agent, id);
+		rc = one(c, what, agent, id, 0);
 	}
+	candidates_release(&k);
 	cli_args_release(&pos);
 	return rc;
 }
@@ -411,11 +592,187 @@ int cmd_in_use(cli *c, int argc, char **argv)
 	return agent_id_cmd(c, argc, argv, "in-use");
 }
 
+/* Ids read with '-' (SPEC "Commands"): one a line, at most this long, at most this many. */
+#define STDIN_LINE_MAX 1024
+#define STDIN_IDS_MAX ((size_t)1 << 20)
+/* More ids than this show progress on a terminal. */
+#define PROGRESS_AFTER 3
+
+typedef struct id_list {
+	char **v;
+	size_t n, cap;
+} id_list;
+
+static void id_list_release(id_list *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+/* One id (trimmed) of line lno; blank lines and '#' comments are none. 0, or EXIT_ERR. */
+static int add_line(id_list *l, char *line, size_t len, size_t lno, int *worst)
+{
+	char *s = line, *e = line + len;
+
+	if (memchr(line, '\0', len)) {
+		/* changes nothing for that line, and the exit code says so */
+		cli_err("standard input line %zu holds a NUL byte: skipped", lno);
+		*worst = cli_worse(*worst, EXIT_ERR);
+		return 0;
+	}
+	while (s < e && (*s == ' ' || *s == '\t' || *s == '\r'))
+		s++;
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
+		e--;
+	if (s == e || *s == '#')
+		return 0;
+	if (l->n == STDIN_IDS_MAX) {
+		cli_err("more than %zu ids on standard input: nothing purged", STDIN_IDS_MAX);
+		return EXIT_ERR;
+	}
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 64;
+		char **v = realloc(l->v, cap * sizeof(*v));
+
+		if (!v)
+			goto oom;
+		l->v = v;
+		l->cap = cap;
+	}
+	*e = '\0';
+	if (!(l->v[l->n] = strdup(s)))
+		goto oom;
+	l->n++;
+	return 0;
+oom:
+	cli_err("out of memory reading the ids");
+	return EXIT_ERR;
+}
+
+/* Read every id from standard input before the first purge (the progress counts them). A
+ * line longer than STDIN_LINE_MAX is an error that names it (exit 1) and is skipped. Returns
+ * 0, or EXIT_ERR when nothing may be purged (a read error, too many ids). */
+static int read_ids(id_list *l, int *worst)
+{
+	char line[STDIN_LINE_MAX + 1];
+	size_t len = 0, lno = 0;
+	bool toolong = false;
+	int ch, rc;
+
+	for (;;) {
+		ch = getchar();
+		if (ch == EOF || ch == '\n') {
+			if (ch == EOF && len == 0 && !toolong)
+				break;
+			lno++;
+			if (toolong) {
+				cli_err("standard input line %zu is longer than %d bytes: skipped", lno,
+					STDIN_LINE_MAX);
+				*worst = cli_worse(*worst, EXIT_ERR);
+			} else if ((rc = add_line(l, line, len, lno, worst))) {
+				return rc;
+			}
+			len = 0;
+			toolong = false;
+			if (ch == EOF)
+				break;
+			continue;
+		}
+		if (len < STDIN_LINE_MAX)
+			line[len++] = (char)ch;
+		else
+			toolong = true;
+	}
+	if (ferror(stdin)) {
+		cli_err("cannot read the ids from standard input");
+		return EXIT_ERR;
+	}
+	return 0;
+}
+
+/* "[12/1000] purged claude 0b8e5a4c", redrawn in place on stderr (a terminal). */
+static void progress(const purge_tally *t, size_t i, size_t n)
+{
+	fflush(stdout);
+	fprintf(stderr, "\r[%zu/%zu] %s ", i, n, t->last_status);
+	cli_text(stderr, t->last_agent, CLI_TEXT_LINE);
+	fputc(' ', stderr);
+	cli_text(stderr, t->last_id, CLI_TEXT_LINE);
+	fputs("\033[K", stderr);
+	fflush(stderr);
+}
+
+static void summary(const purge_tally *t)
+{
+	char size[32];
+
+	cli_size(t->bytes, size, sizeof(size));
+	fflush(stdout);
+	if (t->dry_run)
+		fprintf(stderr, "dry run: would purge %zu, would partly purge %zu, would refuse %zu, "
+				"not found %zu, errors %zu; %s would be freed\n",
+			t->purged, t->left, t->refused, t->notfound, t->errors, size);
+	else
+		fprintf(stderr, "purged %zu, partly purged %zu, refused %zu, not found %zu, errors %zu; "
+				"%s freed\n",
+			t->purged, t->left, t->refused, t->notfound, t->errors, size);
+}
+
+typedef struct prefix_seen {
+	const char *const *typed;
+	size_t *count;
+} prefix_seen;
+
+static int prefix_hint(size_t i, const agc_session_info *s, void *ud)
+{
+	prefix_seen *ps = ud;
+
+	/* a few are enough to say what the text was */
+	if (ps->count[i]++ >= 3)
+		return 0;
+	fputs("hint: purge takes whole ids only, never a prefix: '", stderr);
+	cli_text(stderr, ps->typed[i], CLI_TEXT_LINE);
+	fputs("' is the start of ", stderr);
+	cli_text(stderr, s->agent, CLI_TEXT_LINE);
+	fputc(' ', stderr);
+	cli_text(stderr, s->id, CLI_TEXT_LINE);
+	if (s->title) {
+		fputs(" (", stderr);
+		cli_text(stderr, s->title, CLI_TEXT_LINE);
+		fputc(')', stderr);
+	}
+	fputs("; give the whole id\n", stderr);
+	return 0;
+}
+
+/* SPEC "Commands": purge never takes a prefix. An id that was not found but is the start of
+ * session ids is said, with the whole ids, so the user can give one (one listing for all). */
+static void prefix_hints(cli *c, const char *agent, const char *const *ids, size_t n)
+{
+	prefix_seen ps = {ids, calloc(n ? n : 1, sizeof(size_t))};
+
+	if (!n || !ps.count) {
+		free(ps.count);
+		return;
+	}
+	/* only a hint: a listing that fails says nothing more than the purge did */
+	(void)agc_resolve_prefix(c->ctx, agent, ids, n, prefix_hint, &ps);
+	free(ps.count);
+}
+
 int cmd_purge(cli *c, int argc, char **argv)
 {
 	unsigned flags = 0;
 	cli_args pos;
-	size_t i;
+	id_list in = {0};
+	purge_tally t;
+	const char *agent, **ids, **missed = NULL;
+	size_t i, n, nmissed = 0;
+	bool tty, shown = false;
 	int rc, worst = EXIT_OK;
 
 	rc = cli_parse(c, cli_cmd_find("purge"), argc, argv, purge_opt, &flags, &pos);
@@ -423,19 +780,92 @@ int cmd_purge(cli *c, int argc, char **argv)
 		return rc == CLI_PARSED_EXIT ? 0 : rc;
 	if (pos.n < 2) {
 		cli_args_release(&pos);
-		return cli_usage("purge", "purge takes AGENT|auto and at least one ID");
+		return cli_usage("purge", "purge takes AGENT|auto and at least one ID (or '-')");
 	}
+	for (i = 1; i < pos.n; i++)
+		if (strcmp(pos.v[i], "-") == 0 && pos.n != 2) {
+			cli_args_release(&pos);
+			return cli_usage("purge", "'-' reads the ids from standard input and comes alone");
+		}
 	rc = cli_check_agent("purge", pos.v[0], true);
 	if (rc == 0)
 		rc = cli_ctx(c);
+	if (rc == 0 && strcmp(pos.v[1], "-") == 0)
+		rc = read_ids(&in, &worst);
 	if (rc) {
+		id_list_release(&in);
 		cli_args_release(&pos);
 		return rc;
 	}
-	for (i = 1; i < pos.n; i++) {
-		id_hint("purge", pos.v[0], pos.v[i]);
-		worst = cli_worse(worst, one(c, "purge", pos.v[0], pos.v[i], flags));
+	agent = pos.v[0];
+	if (strcmp(pos.v[1], "-") == 0) {
+		ids = (const char **)in.v;
+		n = in.n;
+		if (!n && !c->quiet)
+			cli_err("no ids on standard input: nothing purged");
+	} else {
+		ids = (const char **)pos.v + 1;
+		n = pos.n - 1;
 	}
+	missed = calloc(n ? n : 1, sizeof(*missed));
+	if (!missed) {
+		id_list_release(&in);
+		cli_args_release(&pos);
+		cli_err("out of memory");
+		return EXIT_ERR;
+	}
+	/* Progress and the summary are for a person watching: on a terminal only, on stderr
+	 * (never in the --json output on stdout). */
+	tty = isatty(STDERR_FILENO);
+	memset(&t, 0, sizeof(t));
+	t.dry_run = flags & AGC_PURGE_DRY_RUN;
+	tally_now = &t;
+	for (i = 0; i < n; i++) {
+		int code;
+
+		if (shown) {
+			/* what the purge prints starts on a clean line */
+			fputs("\r\033[K", stderr);
+			shown = false;
+		}
+		snprintf(t.last_status, sizeof(t.last_status), "error");
+		snprintf(t.last_agent, sizeof(t.last_agent), "%s", agent);
+		snprintf(t.last_id, sizeof(t.last_id), "%s", ids[i]);
+		id_hint("purge", agent, ids[i]);
+		code = one(c, "purge", agent, ids[i], flags);
+		switch (code) {
+		case EXIT_OK:
+			t.purged++;
+			break;
+		case EXIT_LEFT:
+			t.left++;
+			break;
+		case EXIT_REFUSED:
+			t.refused++;
+			break;
+		case EXIT_NOTFOUND:
+			t.notfound++;
+			if (strlen(ids[i]) >= AGC_PREFIX_MIN && !agc_id_whole(agent, ids[i]))
+				missed[nmissed++] = ids[i];
+			break;
+		default:
+			t.errors++;
+			break;
+		}
+		worst = cli_worse(worst, code);
+		if (tty && n > PROGRESS_AFTER) {
+			progress(&t, i + 1, n);
+			shown = true;
+		}
+	}
+	tally_now = NULL;
+	if (shown)
+		fputs("\r\033[K", stderr);
+	prefix_hints(c, agent, missed, nmissed);
+	if (tty && n > 1)
+		summary(&t);
+	free(missed);
+	id_list_release(&in);
 	cli_args_release(&pos);
 	return worst;
 }

@@ -36,28 +36,34 @@ const cli_cmd cli_cmds[] = {
 	 "AGENT|auto ID",
 	 "Show one session: project, title, times, size, whether it is live, every\n"
 	 "artifact a purge would remove (files, dirs, rows, lines), what it could not\n"
-	 "remove, its children and the processes that hold it. Changes nothing.",
+	 "remove, its children and the processes that hold it. Changes nothing. ID may\n"
+	 "be a unique prefix of at least 8 characters (an ambiguous one: exit 2, the\n"
+	 "candidates on stderr).",
 	 NULL,
 	 "  agentgc show claude 0b8e5a4c-1f2d-4c3b-9a8e-7d6c5b4a3f21\n"
+	 "  agentgc show auto 0b8e5a4c\n"
 	 "  agentgc show auto ses_4f2a9c1e7b3d --json\n"},
 	{"in-use", cmd_in_use, "whether a session is live: exit 0 free, 4 in use, 5 not found",
 	 "AGENT|auto ID",
 	 "Run the purge's live-session check alone: exit 0 when the session is free, 4\n"
 	 "when a process holds it (each holder on stdout: pid, why, command), 5 when no\n"
 	 "agent has an artifact of that id. Hints on how to look for yourself go to\n"
-	 "stderr.",
+	 "stderr. ID may be a unique prefix of at least 8 characters, as for show.",
 	 NULL,
 	 "  agentgc in-use claude 0b8e5a4c-1f2d-4c3b-9a8e-7d6c5b4a3f21 && echo free\n"},
 	{"purge", cmd_purge, "remove sessions completely, or say what was left and why",
-	 "AGENT|auto ID... [OPTIONS]",
+	 "AGENT|auto ID...|- [OPTIONS]",
 	 "Remove every artifact of each session: transcripts, side files, sub-agents and\n"
 	 "child sessions, rows in every database table, its lines in shared files. A live\n"
 	 "session is refused and nothing changes (exit 4); what cannot be removed safely\n"
 	 "is left and listed with its reason (exit 3). Ids are whole ids (no prefixes).\n"
-	 "With several ids the exit code is the most severe: 0 < 5 < 3 < 4 < 1.",
+	 "With several ids the exit code is the most severe: 0 < 5 < 3 < 4 < 1. '-' reads\n"
+	 "the ids from standard input, one a line ('#' comments and blank lines\n"
+	 "skipped); on a terminal, many ids show progress and a summary on stderr.",
 	 cli_purge_opts,
 	 "  agentgc purge --dry-run claude 0b8e5a4c-1f2d-4c3b-9a8e-7d6c5b4a3f21\n"
-	 "  agentgc purge opencode ses_4f2a9c1e7b3d ses_4f2a9c1e7b3e\n"},
+	 "  agentgc purge opencode ses_4f2a9c1e7b3d ses_4f2a9c1e7b3e\n"
+	 "  agentgc purge claude - <ids.txt\n"},
 	{"help", cmd_help, "this list, or the help of one command", "[COMMAND]",
 	 "Print the list of commands, or what COMMAND does and all its options.", NULL,
 	 "  agentgc help purge\n"},

@@ -257,6 +257,8 @@ typedef struct agc_adapter {
 	size_t n_env_names;
 	/* A shared service that holds every session's files and never counts as a holder. */
 	bool (*exempt)(const char *argv, size_t len, void *ud);
+	/* That service as a person knows it, for hints ("'opencode serve --service'"); may be NULL. */
+	const char *service;
 	/* R5: whether argv (NUL-separated) is the agent's own process, for the rule on agent
 	 * processes without a registry entry (plan->agent_cwd). May be NULL. */
 	bool (*agent_proc)(const char *argv, size_t len);

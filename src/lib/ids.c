@@ -89,3 +89,20 @@ bool agc_id_path_safe(const char *s)
 			return false;
 	return true;
 }
+
+bool agc_id_opencode_generated(const char *s)
+{
+	size_t i;
+
+	if (!s || strlen(s) != 30 || strncmp(s, "ses_", 4) != 0)
+		return false;
+	for (i = 4; i < 30; i++) {
+		int c = (unsigned char)s[i];
+		bool hex = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+		bool alnum = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+
+		if (i < 16 ? !hex : !alnum)
+			return false;
+	}
+	return true;
+}

@@ -19,6 +19,10 @@ bool agc_id_is_uuid(const char *s, size_t len);
  * Returns 0 or AGC_EUNSAFE. */
 int agc_id_opencode(const char *in, char *out);
 
+/* True when s is an id as OpenCode generates it: "ses_", 12 lower-case hex, 14 of
+ * [0-9A-Za-z] (formats/opencode.md): no other generated id starts with it. */
+bool agc_id_opencode_generated(const char *s);
+
 /* True when s has no byte that could change a path: '/', NUL before len, control bytes, and
  * is not "." or "..". Every id joined into a path passes this as a second line of defence. */
 bool agc_id_path_safe(const char *s);

@@ -289,6 +289,24 @@ static void add_hints(agc_report *r, const agc_plan *p)
 				break;
 		if (k < p->hints.n)
 			continue;
+		for (k = 0; k < p->watch.n && h->what; k++)
+			if (strcmp(p->watch.v[k].label, h->what) == 0)
+				break;
+		if (h->pid > 0 && strcmp(h->why, "open-file") == 0 && h->what && k < p->watch.n) {
+			/* a database every session of the agent shares: the process holding it holds
+			 * them all, and only quitting it frees them (R5) */
+			char *t = agc_strfmt("pid %d (%s) has '%s' open, the database of every %s session, so "
+					     "it holds them all: quit that program (ps -o pid,args -p %d), then "
+					     "purge again%s%s%s",
+					     h->pid, h->command && *h->command ? h->command : "?", h->what, p->ad->name,
+					     h->pid, p->ad->service ? "; " : "", p->ad->service ? p->ad->service : "",
+					     p->ad->service ? " never counts as a holder" : "");
+
+			if (t)
+				agc_report_add_str(r, 2, t);
+			free(t);
+			continue;
+		}
 		if (h->pid <= 0)
 			snprintf(line, sizeof(line), "%s: the session cannot be shown to be free (%s)",
 				 h->command, h->why);
@@ -306,6 +324,11 @@ static void add_hints(agc_report *r, const agc_plan *p)
 		else
 			snprintf(line, sizeof(line), "pid %d names the session (%s): see ps -o pid,args -p %d",
 				 h->pid, h->why, h->pid);
+		/* and what to do next: nothing changed, the purge can simply be run again */
+		snprintf(line + strlen(line), sizeof(line) - strlen(line), "%s",
+			 h->pid > 0 ? "; once it has quit (end that session), purge again"
+				    : "; run agentgc where it can read that (as the owner of the files, or "
+				      "root), then purge again");
 		agc_report_add_str(r, 2, line);
 	}
 }
@@ -1442,6 +1465,212 @@ static int run(agc_ctx *ctx, const char *agent, const char *id, mode m, unsigned
 	return 0;
 }
 
+/* ---- what the user can do next (SPEC "Output", issue: every refusal and residual says it) - */
+
+typedef enum reason_class {
+	RC_SYMLINK,
+	RC_IN_USE,
+	RC_BUSY,
+	RC_PERMISSION,
+	RC_MOUNT,
+	RC_SCHEMA,
+	RC_CHILD,
+	RC_NOT_REGULAR,
+	RC_FREE_SPACE,
+	RC_AMBIGUOUS,
+	RC_ERROR,
+	RC_KEPT,     /* after RC_ERROR: what was kept is kept because of that */
+	RC_N,
+} reason_class;
+
+static reason_class classify(const char *why)
+{
+	if (!why)
+		return RC_ERROR;
+	if (strcmp(why, "symlink") == 0)
+		return RC_SYMLINK;
+	if (strcmp(why, "in-use") == 0)
+		return RC_IN_USE;
+	if (strcmp(why, "busy") == 0)
+		return RC_BUSY;
+	if (strcmp(why, "permission") == 0)
+		return RC_PERMISSION;
+	if (strcmp(why, "mount") == 0)
+		return RC_MOUNT;
+	if (strcmp(why, "schema") == 0)
+		return RC_SCHEMA;
+	if (strcmp(why, "child") == 0)
+		return RC_CHILD;
+	if (strcmp(why, "free-space") == 0)
+		return RC_FREE_SPACE;
+	if (strncmp(why, "ambiguous", 9) == 0)
+		return RC_AMBIGUOUS;
+	/* R8: a FIFO, a device or a socket where a file is expected is never opened */
+	if (strstr(why, "not a regular file"))
+		return RC_NOT_REGULAR;
+	if (strcmp(why, "error: kept until the rest is removed") == 0)
+		return RC_KEPT;
+	return RC_ERROR;
+}
+
+/* The first symbolic link on the way to path (path itself included), lstat'ed one component
+ * at a time; its target in target. malloc'd, or NULL when there is none (any more). */
+static char *first_link(const char *path, char *target, size_t tsize)
+{
+	size_t n = strlen(path), i;
+	char *pre = agc_strdup(path);
+	struct stat st;
+
+	if (!pre)
+		return NULL;
+	for (i = 1; i <= n; i++) {
+		ssize_t len;
+
+		if (path[i] != '/' && path[i] != '\0')
+			continue;
+		pre[i] = '\0';
+		if (lstat(pre, &st) == 0 && S_ISLNK(st.st_mode)) {
+			len = readlink(pre, target, tsize - 1);
+			target[len > 0 ? (size_t)len : 0] = '\0';
+			return pre;
+		}
+		pre[i] = path[i];
+	}
+	free(pre);
+	return NULL;
+}
+
+static void hint_symlink(agc_report *r, const agc_item *it, const char *more)
+{
+	char target[1024];
+	char *link = it->path && *it->path ? first_link(it->path, target, sizeof(target)) : NULL;
+	char *h;
+
+	if (link && strcmp(link, it->path) == 0)
+		h = agc_strfmt("'%s' is a symbolic link (to '%s'): agentgc does not follow a link to "
+			       "rewrite or remove what it points at (R2), so the session's %s in it %s left%s; "
+			       "remove them where the link points by hand, or put the file itself in the link's "
+			       "place and purge again",
+			       link, target, strcmp(it->kind, "lines") == 0 ? "lines" : "data",
+			       "were", more);
+	else if (link)
+		h = agc_strfmt("'%s' is a symbolic link (to '%s') inside the session's files: a link there "
+			       "is never followed (R2), and is removed only when it is the artifact itself, "
+			       "so '%s' behind it was left%s; if what the link points at belongs to the "
+			       "session, remove it there by hand, then purge again to remove the rest",
+			       link, target, it->path, more);
+	else
+		h = agc_strfmt("'%s' lies behind a symbolic link, which is never followed (R2), so it was "
+			       "left%s; remove it by hand where the link points, if it is the session's",
+			       it->path ? it->path : "", more);
+	if (h)
+		agc_report_add_str(r, 2, h);
+	free(h);
+	free(link);
+}
+
+/* One hint per kind of reason the report has (refusals and residuals alike), naming the
+ * first item of that kind and how many more share it. */
+static void reason_hints(agc_report *r)
+{
+	const agc_item *first[RC_N] = {0};
+	size_t count[RC_N] = {0}, i;
+
+	for (i = 0; i < r->residual.n; i++) {
+		reason_class k = classify(r->residual.v[i].reason);
+
+		if (!count[k]++)
+			first[k] = &r->residual.v[i];
+	}
+	for (i = 0; i < RC_N; i++) {
+		const agc_item *it = first[i];
+		const char *path;
+		char more[64] = "";
+		char *h = NULL;
+
+		if (!it)
+			continue;
+		path = it->path && *it->path ? it->path : r->id;
+		if (count[i] > 1)
+			snprintf(more, sizeof(more), " (and %zu more)", count[i] - 1);
+		switch ((reason_class)i) {
+		case RC_SYMLINK:
+			hint_symlink(r, it, more);
+			continue;
+		case RC_IN_USE:
+			h = strcmp(it->kind, "lines") == 0
+				    ? agc_strfmt("'%s' is held open by a process, or its agent's lock is fresh, so "
+						 "the session's lines in it were left%s: once the agent has quit, "
+						 "run the same purge again; it removes what is left",
+						 path, more)
+				    : agc_strfmt("'%s' is held by another process, so it was left as it is%s: once "
+						 "that process has quit, run the command again (a database can "
+						 "also be rebuilt by hand with sqlite3 '%s' VACUUM)",
+						 path, more, path);
+			break;
+		case RC_BUSY:
+			h = agc_strfmt("the database '%s' is locked by another process writing to it, so "
+				       "nothing was changed: run the purge again in a moment, or once the agent "
+				       "that writes it has quit",
+				       path);
+			break;
+		case RC_PERMISSION:
+			h = agc_strfmt("agentgc may not read or change '%s'%s (permission): run it as the user "
+				       "who owns those files, or fix their mode, then purge again",
+				       path, more);
+			break;
+		case RC_MOUNT:
+			h = agc_strfmt("'%s'%s is a mount point or holds one: agentgc never removes across a "
+				       "mount (R3); unmount it (umount), then purge again",
+				       path, more);
+			break;
+		case RC_SCHEMA:
+			h = agc_strfmt("deleting the session's rows would change more of '%s' than the session "
+				       "(table %s: a trigger or a foreign key agentgc does not know), so nothing "
+				       "was changed: delete the session with the agent's own command, or report "
+				       "this schema to agentgc",
+				       path, it->table ? it->table : "?");
+			break;
+		case RC_CHILD:
+			h = agc_strfmt("the child session %s is still on record%s: it goes with its parent, "
+				       "so once what else is listed is dealt with, run the same purge again",
+				       it->session ? it->session : "?", more);
+			break;
+		case RC_NOT_REGULAR:
+			h = agc_strfmt("'%s' is not a regular file (a FIFO, a device or a socket), which agentgc "
+				       "never opens to read (R8): move or remove it by hand, then purge again",
+				       path);
+			break;
+		case RC_FREE_SPACE:
+			h = agc_strfmt("there is not room to rebuild '%s' (a copy of it is needed): free some "
+				       "space, then rebuild it by hand with sqlite3 '%s' VACUUM while the agent "
+				       "is not running",
+				       path, path);
+			break;
+		case RC_AMBIGUOUS:
+			h = agc_strfmt("the id '%s' was found in more than one agent: name the agent instead "
+				       "of 'auto'",
+				       r->id);
+			break;
+		case RC_KEPT:
+			h = agc_strfmt("'%s'%s was kept on purpose, so that a rerun finds the session again: "
+				       "once what failed is fixed, run the same purge again",
+				       path, more);
+			break;
+		case RC_ERROR:
+			h = agc_strfmt("'%s'%s could not be removed (%s): run the same purge again, which "
+				       "finishes what is left; if it fails the same way, look at that path by hand",
+				       path, more, it->reason ? it->reason : "error");
+			break;
+		case RC_N:
+			break;
+		}
+		if (h)
+			agc_report_add_str(r, 2, h);
+		free(h);
+	}
+}
+
 int agc_purge(agc_ctx *ctx, const char *agent, const char *id, unsigned flags, agc_report **out)
 {
 	if (!out)
@@ -1451,7 +1680,10 @@ int agc_purge(agc_ctx *ctx, const char *agent, const char *id, unsigned flags, a
 		return agc_error_set(-1, "purging forks is not supported yet: no agent with forks (Codex) is supported");
 	if (flags & ~(unsigned)(AGC_PURGE_DRY_RUN | AGC_PURGE_SCRUB))
 		return agc_error_set(-1, "unknown purge flags 0x%x", flags);
-	return run(ctx, agent, id, (flags & AGC_PURGE_DRY_RUN) ? MODE_DRY_RUN : MODE_PURGE, flags, out);
+	if (run(ctx, agent, id, (flags & AGC_PURGE_DRY_RUN) ? MODE_DRY_RUN : MODE_PURGE, flags, out) < 0)
+		return -1;
+	reason_hints(*out);
+	return 0;
 }
 
 int agc_show(agc_ctx *ctx, const char *agent, const char *id, agc_report **out)

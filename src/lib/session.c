@@ -641,10 +641,22 @@ typedef struct ls_gate {
 	gate_files cwds;
 } ls_gate;
 
+/* The selectors of --project, --project-gone and --grep (SPEC "Commands", ls), prepared once
+ * per listing; prune selects with the same ones. */
+typedef struct ls_select {
+	char *dir[2];        /* --project: lexically normalised, and its real path when it exists */
+	size_t n_dir;
+	/* The answers for the last project seen: a listing gives many sessions of one project
+	 * in a row, and realpath and stat are the costly part. */
+	char *last;
+	bool last_in, last_gone;
+} ls_select;
+
 typedef struct ls_collect {
 	agc_ls_sink sink;
 	const agc_ls_opts *opts;
 	int64_t now_ms;
+	ls_select sel;
 	struct { ls_row *v; size_t n, cap; } rows;
 	ls_gate gate;
 } ls_collect;
@@ -859,16 +871,193 @@ int agc_ls_charge_at(agc_ls_sink *s, size_t g, bool gate, int rootfd, const char
 	return rc;
 }
 
+/* path (absolute) with `.`, `..`, empty components and a trailing slash resolved lexically,
+ * without asking the file system (the dir may be gone). malloc'd, NULL out of memory. */
+static char *path_normalise(const char *path)
+{
+	size_t n = strlen(path), o = 0;
+	char *out = malloc(n + 2);
+	const char *s = path, *e;
+
+	if (!out) {
+		agc_error_oom();
+		return NULL;
+	}
+	while (*s) {
+		while (*s == '/')
+			s++;
+		if (!*s)
+			break;
+		e = s + strcspn(s, "/");
+		if (e - s == 1 && s[0] == '.') {
+			/* nothing */
+		} else if (e - s == 2 && s[0] == '.' && s[1] == '.') {
+			while (o > 0 && out[o - 1] != '/')
+				o--;
+			if (o > 0)
+				o--; /* the slash before it; "/.." is "/" */
+		} else {
+			out[o++] = '/';
+			memcpy(out + o, s, (size_t)(e - s));
+			o += (size_t)(e - s);
+		}
+		s = e;
+	}
+	if (o == 0)
+		out[o++] = '/';
+	out[o] = '\0';
+	return out;
+}
+
+/* True when path is dir or below it, on a component boundary (/a/b: /a/b/c, never /a/bc). */
+static bool path_under(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	if (strcmp(dir, "/") == 0)
+		return path[0] == '/';
+	return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+static int select_init(ls_select *sel, const agc_ls_opts *o)
+{
+	char *abs = NULL, *real;
+
+	memset(sel, 0, sizeof(*sel));
+	if (!o->project)
+		return 0;
+	if (!*o->project)
+		return agc_error_set(-1, "no project dir given");
+	if (o->project[0] != '/') {
+		char *cwd = getcwd(NULL, 0);
+
+		if (!cwd)
+			return agc_error_errno(-1, errno, "cannot resolve '%s'", o->project);
+		abs = agc_strfmt("%s/%s", cwd, o->project);
+		free(cwd);
+	} else {
+		abs = agc_strdup(o->project);
+	}
+	if (!abs)
+		return -1;
+	sel->dir[sel->n_dir] = path_normalise(abs);
+	if (!sel->dir[sel->n_dir]) {
+		free(abs);
+		return -1;
+	}
+	sel->n_dir++;
+	/* A dir reached through a link selects the sessions recorded under its real path too. */
+	real = realpath(abs, NULL);
+	if (real && strcmp(real, sel->dir[0]) != 0)
+		sel->dir[sel->n_dir++] = real;
+	else
+		free(real);
+	free(abs);
+	return 0;
+}
+
+static void select_release(ls_select *sel)
+{
+	size_t i;
+
+	for (i = 0; i < sel->n_dir; i++)
+		free(sel->dir[i]);
+	free(sel->last);
+	memset(sel, 0, sizeof(*sel));
+}
+
+static bool under_any(const ls_select *sel, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < sel->n_dir; i++)
+		if (path_under(path, sel->dir[i]))
+			return true;
+	return false;
+}
+
+static int ascii_lower(int c)
+{
+	return c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c;
+}
+
+/* Substring, ASCII letters in any case (other bytes, UTF-8 among them, compare exactly,
+ * whatever the locale). */
+static bool ci_contains(const char *hay, const char *needle)
+{
+	size_t i;
+
+	if (!hay)
+		return false;
+	if (!*needle)
+		return true;
+	for (; *hay; hay++) {
+		for (i = 0; needle[i] && ascii_lower((unsigned char)hay[i]) == ascii_lower((unsigned char)needle[i]); i++)
+			;
+		if (!needle[i])
+			return true;
+	}
+	return false;
+}
+
+/* Whether a session passes --project, --project-gone and --grep. -1 out of memory. */
+static int select_ok(ls_select *sel, const agc_ls_opts *o, const agc_session_info *in)
+{
+	const char *proj = in->project;
+
+	if (o->grep && !ci_contains(in->title, o->grep) && !ci_contains(in->prompt, o->grep) &&
+	    !ci_contains(proj, o->grep))
+		return 0;
+	if (!o->project && !o->project_gone)
+		return 1;
+	/* an unknown or relative project is neither below a dir nor gone */
+	if (!proj || proj[0] != '/')
+		return 0;
+	if (!sel->last || strcmp(sel->last, proj) != 0) {
+		char *norm = path_normalise(proj), *real;
+		struct stat st;
+
+		if (!norm)
+			return -1;
+		free(sel->last);
+		sel->last = agc_strdup(proj);
+		if (!sel->last) {
+			free(norm);
+			return -1;
+		}
+		sel->last_in = false;
+		if (o->project) {
+			sel->last_in = under_any(sel, norm);
+			/* a project recorded through a link, selected by its real path */
+			if (!sel->last_in && (real = realpath(norm, NULL))) {
+				sel->last_in = under_any(sel, real);
+				free(real);
+			}
+		}
+		/* Gone only when the system says it is not there: a project that cannot be
+		 * checked (EACCES, EIO...) is not gone, since prune deletes by this. */
+		sel->last_gone = o->project_gone && stat(norm, &st) < 0 &&
+				 (errno == ENOENT || errno == ENOTDIR);
+		free(norm);
+	}
+	if (o->project && !sel->last_in)
+		return 0;
+	if (o->project_gone && !sel->last_gone)
+		return 0;
+	return 1;
+}
+
 static int ls_add(agc_ls_sink *s, const agc_session_info *in, size_t gate)
 {
 	ls_collect *c = (ls_collect *)s;
 	const agc_ls_opts *o = c->opts;
 	ls_row *r;
+	int ok;
 
 	if (in->parent && !o->children)
 		return 0;
-	if (o->project && (!in->project || strcmp(in->project, o->project) != 0))
-		return 0;
+	if ((ok = select_ok(&c->sel, o, in)) <= 0)
+		return ok;
 	if (o->older_than_ms > 0 && in->updated_ms > c->now_ms - o->older_than_ms)
 		return 0;
 	if (o->newer_than_ms > 0 && in->updated_ms < c->now_ms - o->newer_than_ms)
@@ -883,6 +1072,7 @@ static int ls_add(agc_ls_sink *s, const agc_session_info *in, size_t gate)
 	r->info.project = in->project ? agc_strdup(in->project) : NULL;
 	/* one rule for every agent's titles (SPEC "Output", Titles) */
 	r->info.title = agc_title_cut(in->title);
+	r->info.prompt = in->prompt ? agc_strdup(in->prompt) : NULL;
 	if (!r->info.id)
 		return -1;
 	return 0;
@@ -1165,6 +1355,8 @@ int agc_ls(agc_ctx *ctx, const agc_ls_opts *opts, int (*cb)(const agc_session_in
 	c.sink.gate_parent = gate_parent;
 	c.opts = opts;
 	c.now_ms = ctx->now_ms;
+	if (select_init(&c.sel, opts) < 0)
+		return -1;
 	for (a = 0; agc_adapter_table[a]; a++) {
 		const agc_rootset *rs;
 
@@ -1199,7 +1391,9 @@ int agc_ls(agc_ctx *ctx, const agc_ls_opts *opts, int (*cb)(const agc_session_in
 		free((char *)c.rows.v[i].info.parent);
 		free((char *)c.rows.v[i].info.project);
 		free((char *)c.rows.v[i].info.title);
+		free((char *)c.rows.v[i].info.prompt);
 	}
 	free(c.rows.v);
+	select_release(&c.sel);
 	return rc;
 }

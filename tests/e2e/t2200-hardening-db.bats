@@ -248,7 +248,7 @@ mk_stale_copy() {
 	size=$(stat -c %s "$DB")
 	# room for the database and what the purge writes, not for a second copy
 	kb=$(((size + 262144) / 1024))
-	run unshare -m --propagation private bash -c '
+	run --separate-stderr unshare -m --propagation private bash -c '
 		set -e
 		cp -a "$1" "$1.save"
 		mount -t tmpfs -o size='"$kb"'k tmpfs "$1"
@@ -257,6 +257,8 @@ mk_stale_copy() {
 	' _ "$DATA" "$AGENTGC" "$S"
 	[[ $status == 3 ]]
 	json_ok --arg db "$DB" '.[0].status == "partial" and (.[0].residual | any(.path == $db and .reason == "free-space"))'
+	# and stderr says what to do about it
+	[[ $stderr == *"hint: there is not room to rebuild '$DB'"*"free some space"* ]]
 }
 
 @test "Commands (purge --with-forks): refused as not supported yet, exit 2, nothing changed" {

@@ -138,7 +138,7 @@ setup() {
 
 @test "Output: a cut never splits a character; wide (CJK) characters count two columns in a UTF-8 locale" {
 	local cjk s6
-	cjk=$(printf '修复构建%.0s' $(seq 1 12))
+	cjk=$(printf '修复构建%.0s' $(seq 1 6))
 	s6=$(new_uuid)
 	mk_transcript "$s6" "$APP" "$cjk" $((NOW - 10))
 	LC_ALL=C.UTF-8 pty_run 80 "$AGENTGC" ls --limit 1
@@ -149,7 +149,7 @@ setup() {
 	local wide_chars c_chars
 	wide_chars=$(chars "${lines[1]##*/src/app }")
 	# in the C locale every character counts one column: the whole title (the transcript's
-	# head gives at most 80 bytes of it) fits, valid UTF-8
+	# title is 24 characters) fits, valid UTF-8
 	LC_ALL=C pty_run 80 "$AGENTGC" ls --limit 1
 	widest <<<"$output" >/dev/null
 	[[ ${lines[1]} == *"修复构建"* && ${lines[1]} != *"…"* ]]

@@ -238,6 +238,21 @@ static void test_ids_canonical_is_path_safe(void **state)
 	assert_true(agc_id_path_safe(out));
 }
 
+/* SPEC "Commands": an id in the form OpenCode generates is whole (no prefix look-up): ses_,
+ * 12 lower-case hex, 14 of [0-9A-Za-z]; anything shorter, longer or otherwise may be a prefix. */
+static void test_ids_opencode_generated(void **state)
+{
+	(void)state;
+	assert_true(agc_id_opencode_generated("ses_dedf8eac8ffeK90qNWEtwMICmX"));
+	assert_false(agc_id_opencode_generated("ses_dedf8eac8ffeK90qNWEtwMICm"));
+	assert_false(agc_id_opencode_generated("ses_dedf8eac8ffeK90qNWEtwMICmXy"));
+	assert_false(agc_id_opencode_generated("ses_DEDF8EAC8FFEK90qNWEtwMICmX"));
+	assert_false(agc_id_opencode_generated("ses_dedf8eac8ffeK90qNWEtwMIC_X"));
+	assert_false(agc_id_opencode_generated("SES_dedf8eac8ffeK90qNWEtwMICmX"));
+	assert_false(agc_id_opencode_generated("ses_test0001"));
+	assert_false(agc_id_opencode_generated(NULL));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -251,6 +266,7 @@ int main(void)
 		cmocka_unit_test(test_ids_opencode_rejects),
 		cmocka_unit_test(test_ids_path_safe),
 		cmocka_unit_test(test_ids_canonical_is_path_safe),
+		cmocka_unit_test(test_ids_opencode_generated),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -680,6 +680,7 @@ static void arm_agent_cwd(agc_plan *p)
 typedef struct head {
 	char *cwd;
 	char *title;
+	char *prompt; /* the first prompt typed, for ls --grep when a name is the title */
 	int64_t created_ms;
 } head;
 
@@ -687,6 +688,7 @@ static void head_release(head *h)
 {
 	free(h->cwd);
 	free(h->title);
+	free(h->prompt);
 	memset(h, 0, sizeof(*h));
 }
 
@@ -862,8 +864,11 @@ static void read_head(int dirfd_, const char *name, head *h)
 		    !json_is_true(json_object_get(j, "isSidechain"))) {
 			const char *pt = prompt_text(json_object_get(j, "message"));
 
-			if (pt && !command_text(pt))
+			if (pt && !command_text(pt)) {
 				h->title = make_title(pt);
+				/* the first prompt a person typed, for --grep, whatever the title */
+				h->prompt = make_title(pt);
+			}
 		}
 		json_decref(j);
 	}
@@ -1470,6 +1475,7 @@ typedef struct row {
 	char *project;
 	char *title;
 	char *keydir;  /* the projects/ dir its transcript is in (root sessions) */
+	char *prompt;
 	int64_t created_ms, updated_ms;
 	agc_size sz;   /* SPEC "Sizes": every artifact discovery finds of it */
 	size_t gate;   /* its entry of ls's gate (R5); a sub-agent's is its parent's */
@@ -1997,6 +2003,7 @@ static int list_projects(rows *r, agc_ls_sink *sink, const agc_root *root, int c
 			w->id[AGC_UUID_LEN] = '\0';
 			w->project = h.cwd;
 			w->title = h.title;
+			w->prompt = h.prompt;
 			w->created_ms = h.created_ms ? h.created_ms : ms_of(&st.st_mtim);
 			w->updated_ms = ms_of(&st.st_mtim);
 			w->proj_mtime = w->updated_ms;
@@ -2227,6 +2234,7 @@ static int claude_list(agc_ctx *ctx, const agc_rootset *rs, const agc_ls_opts *o
 			.parent = r.v[i].parent,
 			.project = r.v[i].project,
 			.title = r.v[i].title,
+			.prompt = r.v[i].prompt,
 			.created_ms = r.v[i].created_ms,
 			.updated_ms = r.v[i].updated_ms,
 			.bytes = r.v[i].sz.bytes,
@@ -2243,6 +2251,7 @@ out:
 	for (i = 0; i < r.n; i++) {
 		free(r.v[i].project);
 		free(r.v[i].title);
+		free(r.v[i].prompt);
 		free(r.v[i].parent);
 		free(r.v[i].keydir);
 	}

@@ -1566,4 +1566,5 @@ const agc_adapter agc_adapter_opencode = {
 	.discover = oc_discover,
 	.list = oc_list,
 	.exempt = oc_exempt,
+	.service = "'opencode serve --service' (OpenCode's shared service)",
 };
