@@ -197,6 +197,25 @@ static int print_table(ls_state *st)
 			wt = 8;
 		if (wt < strlen(col_head[COL_TITLE]))
 			wt = strlen(col_head[COL_TITLE]);
+		/* paths cut at a component may come out narrower than their column: the title
+		 * gets those columns back */
+		if (wp < w[COL_PROJECT]) {
+			size_t used = strlen(col_head[COL_PROJECT]);
+
+			for (i = 0; i < n; i++) {
+				char *p = cli_cut(cell[i * NCOLS + COL_PROJECT], wp, true);
+
+				if (!p)
+					goto out;
+				if (cli_width(p) > used)
+					used = cli_width(p);
+				free(p);
+			}
+			if (used < wp) {
+				wt += wp - used;
+				wp = used;
+			}
+		}
 	}
 	if (!c->quiet) {
 		fputs(cli_c(c, "\033[1m"), stdout);

@@ -432,6 +432,13 @@ char *cli_cut(const char *str, size_t cols, bool left)
 	while (j < nc && widths[j] == 0)
 		j++;
 	keep = j < nc ? starts[j] : n;
+	/* a path keeps whole components where it can: "…/work/app", not "…rk/app" */
+	if (keep > 0 && keep < n && s[keep] != '/' && s[keep - 1] != '/') {
+		const char *slash = memchr(s + keep, '/', n - keep);
+
+		if (slash && slash[1])
+			keep = (size_t)(slash - (const char *)s);
+	}
 	free(starts);
 	free(widths);
 	if (!(out = malloc(sizeof(ELLIPSIS) + (n - keep))))

@@ -188,6 +188,10 @@ static void test_cut(void **state)
 	c = cli_cut("/home/dev/src/app", 8, true);
 	assert_string_equal(c, "\xe2\x80\xa6src/app");
 	free(c);
+	/* a path cut inside a component keeps the whole ones after it */
+	c = cli_cut("/home/dev/work/proj-0", 15, true);
+	assert_string_equal(c, "\xe2\x80\xa6/work/proj-0");
+	free(c);
 	/* two-byte characters: never split, whatever the locale says of their width */
 	c = cli_cut("\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9", 3, false);
 	assert_string_equal(c, "\xc3\xa9\xc3\xa9\xe2\x80\xa6");
