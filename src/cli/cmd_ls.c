@@ -125,6 +125,26 @@ static const char *const col_head[NCOLS] = {"AGENT", "ID", "UPDATED", "SIZE", "L
  * so widths count what reaches the terminal; project and title share what the fixed columns
  * leave of the width, the title cut at its end and the project at its start (the end of a
  * path says most). Returns 0 or -1 (out of memory). */
+/* A project cut from its start to cols columns; a path shown quoted ($'...', see cli_path)
+ * stays quoted: its inside is cut, never the quotes. malloc'd, NULL out of memory. */
+static char *cut_project(const char *cell, size_t cols)
+{
+	size_t n = strlen(cell);
+	char *inner, *cut, *out = NULL;
+
+	if (cli_width(cell) <= cols || n < 3 || strncmp(cell, "$'", 2) != 0 || cell[n - 1] != '\'' ||
+	    cols < 6)
+		return cli_cut(cell, cols, true);
+	if (!(inner = strndup(cell + 2, n - 3)))
+		return NULL;
+	cut = cli_cut(inner, cols - 3, true);
+	free(inner);
+	if (cut && asprintf(&out, "$'%s'", cut) < 0)
+		out = NULL;
+	free(cut);
+	return out;
+}
+
 static int print_table(ls_state *st)
 {
 	cli *c = st->c;
@@ -203,7 +223,7 @@ static int print_table(ls_state *st)
 			size_t used = strlen(col_head[COL_PROJECT]);
 
 			for (i = 0; i < n; i++) {
-				char *p = cli_cut(cell[i * NCOLS + COL_PROJECT], wp, true);
+				char *p = cut_project(cell[i * NCOLS + COL_PROJECT], wp);
 
 				if (!p)
 					goto out;
@@ -230,7 +250,7 @@ static int print_table(ls_state *st)
 	for (i = 0; i < n; i++) {
 		char **cl = &cell[i * NCOLS], *proj, *title;
 
-		proj = cli_cut(cl[COL_PROJECT], wp, true);
+		proj = cut_project(cl[COL_PROJECT], wp);
 		title = cli_cut(cl[COL_TITLE], wt, false);
 		if (!proj || !title) {
 			free(proj);

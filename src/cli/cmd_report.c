@@ -513,6 +513,19 @@ static void candidates_release(candidates *k)
  * the only one, stands for it; several are a usage error (2) that lists them; none leaves
  * the text as typed (not found, 5). Returns 0 with *agent and *id set (into k), or the exit
  * code. */
+/* Whether id follows the grammar of agent (of any agent for auto). */
+static bool grammar_ok(const char *agent, const char *id)
+{
+	int self = strcmp(agent, "auto") == 0 ? -1 : agc_agent_find(agent);
+
+	if (self >= 0)
+		return agc_agent_id_ok((size_t)self, id);
+	for (size_t i = 0; i < agc_agent_count(); i++)
+		if (agc_agent_id_ok(i, id))
+			return true;
+	return false;
+}
+
 static int resolve_id(cli *c, const char *what, candidates *k, const char **agent, const char **id)
 {
 	const char *typed = *id;
@@ -524,6 +537,22 @@ static int resolve_id(cli *c, const char *what, candidates *k, const char **agen
 	k->typed = typed;
 	if (strlen(typed) < AGC_PREFIX_MIN || agc_id_whole(*agent, typed))
 		return 0;
+	/* An id that the grammar takes is the session of that id whenever one exists: a shorter
+	 * OpenCode id (an import keeps any ses_ id) is never read as the prefix of a longer one,
+	 * which would answer for another session. Only an id found nowhere is a prefix. */
+	if (grammar_ok(*agent, typed)) {
+		agc_report *r = NULL;
+
+		if (agc_show(c->ctx, *agent, typed, &r) < 0 || !r) {
+			agc_report_free(r);
+			cli_err("%s", agc_error_last());
+			return EXIT_ERR;
+		}
+		rc = agc_report_status(r) != AGC_ST_NOT_FOUND;
+		agc_report_free(r);
+		if (rc)
+			return 0;
+	}
 	rc = agc_resolve_prefix(c->ctx, *agent, &typed, 1, add_candidate, k);
 	if (rc < 0 || k->oom) {
 		cli_err("cannot look up the sessions whose id starts with '%s': %s", typed,

@@ -1478,6 +1478,7 @@ typedef enum reason_class {
 	RC_NOT_REGULAR,
 	RC_FREE_SPACE,
 	RC_AMBIGUOUS,
+	RC_PARENT,   /* a sub-agent: it goes with its parent, whose purge its own hint names */
 	RC_ERROR,
 	RC_KEPT,     /* after RC_ERROR: what was kept is kept because of that */
 	RC_N,
@@ -1505,6 +1506,8 @@ static reason_class classify(const char *why)
 		return RC_FREE_SPACE;
 	if (strncmp(why, "ambiguous", 9) == 0)
 		return RC_AMBIGUOUS;
+	if (strcmp(why, "parent") == 0)
+		return RC_PARENT;
 	/* R8: a FIFO, a device or a socket where a file is expected is never opened */
 	if (strstr(why, "not a regular file"))
 		return RC_NOT_REGULAR;
@@ -1652,6 +1655,9 @@ static void reason_hints(agc_report *r)
 				       "of 'auto'",
 				       r->id);
 			break;
+		case RC_PARENT:
+			/* the refusal's own hint says which purge removes it: never "run it again" */
+			continue;
 		case RC_KEPT:
 			h = agc_strfmt("'%s'%s was kept on purpose, so that a rerun finds the session again: "
 				       "once what failed is fixed, run the same purge again",

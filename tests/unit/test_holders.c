@@ -716,15 +716,17 @@ static int unstatable_fd_child(const char *base)
 	files[0].id.dev = st.st_dev;
 	files[0].id.ino = st.st_ino;
 	files[0].label = "s.jsonl";
-	/* fds 3..9 may not be stat'ed; the transcript is open at a higher fd */
+	/* fds 3..9 may not be stat'ed; the transcript is open at a higher fd. It is made first:
+	 * a file system that lists newest first (tmpfs) then lists the others before it. */
+	snprintf(link2, sizeof(link2), "%s/10", fddir);
+	if (symlink(held, link2) < 0)
+		return 23;
 	for (i = 3; i <= 9; i++) {
 		snprintf(link, sizeof(link), "%s/%d", fddir, i);
 		if (symlink(secret, link) < 0)
 			return 23;
 	}
-	snprintf(link, sizeof(link), "%s/10", fddir);
-	if (symlink(held, link) < 0)
-		return 23;
+	memcpy(link, link2, sizeof(link));
 	/* /proc lists fds in numeric order, a made-up tree in its file system's order: make sure
 	 * an fd that may not be stat'ed comes first, as the lower fds do in /proc */
 	for (tries = 0, i = 10;; tries++) {

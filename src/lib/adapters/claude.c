@@ -20,6 +20,7 @@
 #include "../proc.h"
 #include "../remove.h"
 #include "../session.h"
+#include "../walk.h"
 #include "claude.h"
 
 #define REGISTRY_MAX 262144           /* Claude's own reader caps the file here */
@@ -1187,9 +1188,16 @@ static bool find_subagent(int cfg, const char *rel, const char *name, int depth,
 	struct dirent *e;
 	size_t seen = 0;
 	bool found = false;
+	int fd, err;
 
-	if (depth > 8 || !(d = agc_dir_at(cfg, rel)))
+	/* every component with O_NOFOLLOW (R2): a sub-agent is found only in real dirs of a real
+	 * session dir, never through a link (its parent's purge would not take it) */
+	if (depth > 8 || agc_walk_open_dir(cfg, rel, &fd, &err) != AGC_WALK_OK)
 		return false;
+	if (!(d = fdopendir(fd))) {
+		close(fd);
+		return false;
+	}
 	while (!found && (e = readdir(d)) && seen++ < DIR_ENTRIES_MAX) {
 		struct stat st;
 		char sub[4096];
@@ -1211,8 +1219,9 @@ static bool find_subagent(int cfg, const char *rel, const char *name, int depth,
 /* A sub-agent A is part of its parent session S: its transcript lives only in
  * projects/<K>/<S>/subagents/ and goes with S (SPEC "Relations"). Discovery finds it there and
  * reports its own files, with S as its parent (plan->part_of): the engine then takes its
- * liveness from S's gate and never purges it alone. Links are not followed on the way (the
- * walk is lstat-based), so a sub-agent is only ever found in a real dir of its parent. */
+ * liveness from S's gate and never purges it alone. Links are not followed on the way (K and S
+ * must be real dirs, and subagents/ is opened one component at a time with O_NOFOLLOW), so a
+ * sub-agent is only ever found in a real dir of its parent (R2). */
 static int discover_subagent(agc_plan *p, int cfg, const char *id)
 {
 	DIR *d = agc_plan_dir(p, R_CONFIG, cfg, "projects");
@@ -1232,7 +1241,10 @@ static int discover_subagent(agc_plan *p, int cfg, const char *id)
 		struct dirent *f;
 		size_t pseen = 0;
 
-		if (e->d_name[0] == '.' || !agc_id_path_safe(e->d_name))
+		struct stat st;
+
+		if (e->d_name[0] == '.' || !agc_id_path_safe(e->d_name) ||
+		    fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode))
 			continue;
 		snprintf(rel, sizeof(rel), "projects/%s", e->d_name);
 		if (!(pd = agc_dir_at(cfg, rel)))
@@ -1240,7 +1252,8 @@ static int discover_subagent(agc_plan *p, int cfg, const char *id)
 		while ((f = readdir(pd)) && pseen++ < DIR_ENTRIES_MAX) {
 			char sub[4096], other[4096];
 
-			if (strlen(f->d_name) != AGC_UUID_LEN || !agc_id_is_uuid(f->d_name, AGC_UUID_LEN))
+			if (strlen(f->d_name) != AGC_UUID_LEN || !agc_id_is_uuid(f->d_name, AGC_UUID_LEN) ||
+			    fstatat(dirfd(pd), f->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode))
 				continue;
 			snprintf(sub, sizeof(sub), "projects/%s/%s/subagents", e->d_name, f->d_name);
 			if (!find_subagent(cfg, sub, name, 0, *found ? other : found, sizeof(found)))
@@ -1898,6 +1911,7 @@ static int list_subagents_at(rows *r, agc_ls_sink *sink, size_t gate, bool child
 	DIR *d;
 	struct dirent *e;
 	size_t seen = 0;
+	int todos = -1, err;
 
 	if (depth > 8)
 		return 0;
@@ -1934,8 +1948,24 @@ static int list_subagents_at(rows *r, agc_ls_sink *sink, size_t gate, bool child
 		w->updated_ms = ms_of(&st.st_mtim);
 		agc_size_entry(dirfd(d), e->d_name, &st, &w->sz, NULL);
 		w->created_ms = w->updated_ms;
+		{
+			/* its other files, as discover_subagent names them: one figure (SPEC "Sizes") */
+			char side[4096];
+			struct stat ss;
+
+			snprintf(side, sizeof(side), "agent-%s.meta.json", aid);
+			if (fstatat(dirfd(d), side, &ss, AT_SYMLINK_NOFOLLOW) == 0)
+				agc_size_entry(dirfd(d), side, &ss, &w->sz, NULL);
+			snprintf(side, sizeof(side), "%s-agent-%s.json", parent, aid);
+			if (todos < 0 && agc_walk_open_dir(cfg, "todos", &todos, &err) != AGC_WALK_OK)
+				todos = -2; /* none, or not a real dir: nothing of it is counted */
+			if (todos >= 0 && fstatat(todos, side, &ss, AT_SYMLINK_NOFOLLOW) == 0)
+				agc_size_entry(todos, side, &ss, &w->sz, NULL);
+		}
 	}
 	closedir(d);
+	if (todos >= 0)
+		close(todos);
 	return 0;
 }
 
