@@ -1067,6 +1067,7 @@ static size_t oc_index(void)
 
 typedef struct orow {
 	char *id, *parent, *title, *dir, *slug;
+	char *prompt;   /* the first text a person typed, read only for ls --grep */
 	int64_t created, updated;
 	agc_size sz;    /* SPEC "Sizes": what discovery would find of it, children added later */
 	size_t gate;    /* its entry of ls's gate (R5) */
@@ -1235,7 +1236,37 @@ static void charge_worktree_plan(orow *w, agc_ls_sink *sink, worktrees *W, const
 }
 
 /* The sessions of one readable store (a linked one too: a listing only reads). */
-static int list_store(orows *rows, const store *sto, agc_ls_sink *sink)
+/* ls --grep: the first text part of each listed session's first user message, the prompt a
+ * person typed (SPEC "ls"), one query for the store. Data that is not JSON is skipped
+ * (json_valid guards every json_extract, which would fail the statement). */
+static void read_prompts(orows *slice, sqlite3 *db)
+{
+	static const char sql[] =
+		"SELECT m.\"session_id\", CASE WHEN json_valid(p.\"data\") THEN json_extract(p.\"data\", '$.text') END "
+		"FROM \"message\" AS m JOIN \"part\" AS p ON p.\"message_id\" = m.\"id\" "
+		"WHERE (CASE WHEN json_valid(m.\"data\") THEN json_extract(m.\"data\", '$.role') END) = 'user' "
+		"AND (CASE WHEN json_valid(p.\"data\") THEN json_extract(p.\"data\", '$.type') END) = 'text' "
+		"ORDER BY m.\"session_id\", m.\"time_created\", m.\"id\", p.\"id\"";
+	sqlite3_stmt *st = NULL;
+
+	if (!agc_db_has_column(db, "message", "data") || !agc_db_has_column(db, "message", "time_created") ||
+	    !agc_db_has_column(db, "part", "message_id") || !agc_db_has_column(db, "part", "data") ||
+	    sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+		sqlite3_finalize(st);
+		return;
+	}
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *sid = (const char *)sqlite3_column_text(st, 0);
+		const char *text = (const char *)sqlite3_column_text(st, 1);
+		orow *w = sid && text && *text ? orow_bsearch(slice, sid) : NULL;
+
+		if (w && !w->prompt)
+			w->prompt = agc_title_cut(text);
+	}
+	sqlite3_finalize(st);
+}
+
+static int list_store(orows *rows, const store *sto, const agc_ls_opts *opts, agc_ls_sink *sink)
 {
 	sqlite3 *db = sto->db;
 	const schema s = sto->s;
@@ -1319,6 +1350,13 @@ static int list_store(orows *rows, const store *sto, agc_ls_sink *sink)
 			qsort(slice.v, slice.n, sizeof(*slice.v), cmp_orow);
 		for (k = 0; k < s.n; k++)
 			charge_table(&slice, db, &s, s.tables[k]);
+	}
+	if (rows->n > base && opts && opts->grep) {
+		orows slice = {rows->v + base, rows->n - base, 0};
+
+		if (slice.n > 1)
+			qsort(slice.v, slice.n, sizeof(*slice.v), cmp_orow);
+		read_prompts(&slice, db);
 	}
 	worktrees_release(&W);
 	return 0;
@@ -1457,12 +1495,11 @@ static int oc_list(agc_ctx *ctx, const agc_rootset *rs, const agc_ls_opts *opts,
 	size_t i;
 	int rc;
 
-	(void)opts;
 	rc = each_db(ctx, rs, datafd, open_store, &S);
 	/* a store that cannot be read hides no other store's sessions (R8) */
 	for (i = 0; rc == 0 && i < S.n; i++)
 		if (S.v[i].db)
-			rc = list_store(&rows, &S.v[i], sink);
+			rc = list_store(&rows, &S.v[i], opts, sink);
 	if (rows.n > 1)
 		qsort(rows.v, rows.n, sizeof(*rows.v), cmp_orow);
 	if (datafd >= 0) {
@@ -1531,6 +1568,7 @@ static int oc_list(agc_ctx *ctx, const agc_rootset *rs, const agc_ls_opts *opts,
 			.parent = rows.v[i].parent,
 			.project = rows.v[i].dir,
 			.title = rows.v[i].title,
+			.prompt = rows.v[i].prompt,
 			.created_ms = rows.v[i].created,
 			.updated_ms = rows.v[i].updated,
 			.bytes = rows.v[i].sz.bytes,
@@ -1544,6 +1582,7 @@ static int oc_list(agc_ctx *ctx, const agc_rootset *rs, const agc_ls_opts *opts,
 		free(rows.v[i].id);
 		free(rows.v[i].parent);
 		free(rows.v[i].title);
+		free(rows.v[i].prompt);
 		free(rows.v[i].dir);
 		free(rows.v[i].slug);
 	}
