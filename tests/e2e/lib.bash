@@ -352,7 +352,7 @@ mk_full_session() {
 	echo '{"isSidechain":true}' >"$C/projects/$k/$id/subagents/$a/agent-a00000000000000ff.jsonl"
 	echo '{}' >"$C/projects/$k/$id/subagents/journal.jsonl"
 	echo 'large tool output' >"$C/projects/$k/$id/tool-results/toolu0001.txt"
-	echo '{"title":"t"}' >"$C/projects/$k/$id/custom-title.json"
+	echo '{"title":"full session '"$id"' (named)"}' >"$C/projects/$k/$id/custom-title.json"
 	echo "$C/projects/$k/$id" >>"$gone"
 	# side files next to the transcript
 	for a in .ccr-tip.json .precompact.json .desktop-released.json .jsonl.compact.tmp.1 .jsonl.superseded-2; do

@@ -38,3 +38,59 @@ load oc
 	run -0 --separate-stderr agc --json ls --grep "$(m_get "$s" '.title')"
 	[[ $output == *"\"id\":\"$s\""* ]]
 }
+
+# ---- Claude: <S>/custom-title.json (SPEC "Output", Titles) ---------------------------------
+
+# A Claude session S of project P with the first prompt "fix the build"; sets S, P, K, SD.
+claude_session() {
+	P=$(mk_project p)
+	K=$(pkey "$P")
+	S=$(new_uuid)
+	mk_transcript "$S" "$P" "fix the build"
+	SD=$C/projects/$K/$S
+	mkdir -p "$SD"
+}
+
+ls_title() {
+	run -0 --separate-stderr agc --json ls
+	jq -r --arg s "$S" 'select(.id == $s) | .title' <<<"$output"
+}
+
+@test "Titles: a name in <S>/custom-title.json is the title when the transcript has none" {
+	claude_session
+	[ "$(ls_title)" = "fix the build" ]
+	printf '{"title":"release checklist"}' >"$SD/custom-title.json"
+	[ "$(ls_title)" = "release checklist" ]
+	printf '{"customTitle":"named by the user"}' >"$SD/custom-title.json"
+	[ "$(ls_title)" = "named by the user" ]
+	run -0 --separate-stderr agc --json show claude "$S"
+	[[ $output == *'"title":"named by the user"'* ]]
+}
+
+@test "Titles: a custom-title line of the transcript wins over the file" {
+	claude_session
+	printf '{"type":"custom-title","customTitle":"from the transcript","sessionId":"%s"}\n' "$S" \
+		>>"$C/projects/$K/$S.jsonl"
+	printf '{"title":"from the file"}' >"$SD/custom-title.json"
+	[ "$(ls_title)" = "from the transcript" ]
+}
+
+@test "Titles: custom-title.json is never read through a link, as a FIFO, or when it is not JSON (R2, R8)" {
+	claude_session
+	printf '{"title":"outside"}' >"$OUT/t.json"
+	ln -s "$OUT/t.json" "$SD/custom-title.json"
+	[ "$(ls_title)" = "fix the build" ]
+	rm "$SD/custom-title.json"
+	mkfifo "$SD/custom-title.json"
+	# a FIFO is never opened: ls does not hang
+	[ "$(timeout 10 bash -c 'agc() { "$AGENTGC" "$@"; }; "$AGENTGC" --json ls' | jq -r --arg s "$S" 'select(.id == $s) | .title')" = "fix the build" ]
+	rm "$SD/custom-title.json"
+	printf 'not json' >"$SD/custom-title.json"
+	[ "$(ls_title)" = "fix the build" ]
+	# a linked session dir: its file is not read either
+	rm -rf "$SD"
+	mkdir -p "$OUT/sd"
+	printf '{"title":"behind a link"}' >"$OUT/sd/custom-title.json"
+	ln -s "$OUT/sd" "$SD"
+	[ "$(ls_title)" = "fix the build" ]
+}

@@ -823,6 +823,35 @@ static char *tail_title(int fd, uint64_t size, uint64_t from)
  * without an end (R8). SPEC "Titles": the user's name (the last custom-title line) first,
  * else the first prompt a person typed: not a meta line, not a command or its output, not a
  * sub-agent's. */
+/* <S>/custom-title.json beside the transcript <S>.jsonl (formats §2: the session's title; its
+ * fields are not established, so a string under "customTitle" or "title" is taken). A name in
+ * the transcript wins: this is read only when it has none. Never through a link (R2), and only
+ * a small regular file (R8). */
+static char *file_title(int dirfd_, const char *name)
+{
+	char rel[4096];
+	size_t n = strlen(name);
+	const char *leaf, *v;
+	agc_buf b = AGC_BUF_INIT_MAX(4096 + 1);
+	char *t = NULL;
+	json_t *j;
+	int dfd, err;
+
+	if (n < 7 || strcmp(name + n - 6, ".jsonl") != 0 ||
+	    (size_t)snprintf(rel, sizeof(rel), "%.*s/custom-title.json", (int)(n - 6), name) >= sizeof(rel))
+		return NULL;
+	if (agc_walk_parent(dirfd_, rel, &dfd, &leaf, &err) != AGC_WALK_OK)
+		return NULL;
+	if (agc_read_at(dfd, leaf, 4096, &b) == 0 && (j = agc_json_parse(b.ptr, b.len))) {
+		if ((v = agc_json_str(j, "customTitle")) || (v = agc_json_str(j, "title")))
+			t = make_title(v);
+		json_decref(j);
+	}
+	close(dfd);
+	agc_buf_release(&b);
+	return t;
+}
+
 static void read_head(int dirfd_, const char *name, head *h)
 {
 	struct stat st;
@@ -882,6 +911,8 @@ static void read_head(int dirfd_, const char *name, head *h)
 			custom = t;
 		}
 	}
+	if (!custom)
+		custom = file_title(dirfd_, name);
 	if (custom) {
 		free(h->title);
 		h->title = custom;
