@@ -1336,6 +1336,7 @@ out:
 int agc_ls(agc_ctx *ctx, const agc_ls_opts *opts, int (*cb)(const agc_session_info *s, void *ud),
 	   void *ud)
 {
+	char failed[1024];
 	ls_collect c;
 	agc_ls_opts def;
 	size_t a, i, n;
@@ -1368,8 +1369,14 @@ int agc_ls(agc_ctx *ctx, const agc_ls_opts *opts, int (*cb)(const agc_session_in
 		if (!rs || agc_adapter_table[a]->list(ctx, rs, opts, &c.sink) < 0)
 			rc = -1;
 	}
-	/* R5: live is the gate's answer, from one scan for every session */
+	/* R5: live is the gate's answer, from one scan for every session. The scan skips
+	 * processes that went away or are not ours to read, and each skip sets the last error:
+	 * the message of a listing that failed is the one the caller must see (R2, R8). */
+	if (rc < 0)
+		snprintf(failed, sizeof(failed), "%s", agc_error_last());
 	ls_gate_scan(ctx, &c);
+	if (rc < 0)
+		agc_error_set(-1, "%s", failed);
 	for (i = 0; i < c.rows.n; i++)
 		if (c.rows.v[i].gate < c.gate.ents.n)
 			c.rows.v[i].info.live = c.gate.ents.v[c.rows.v[i].gate].live;
