@@ -28,8 +28,18 @@ grep -qxF "$begin" "$readme" && grep -qxF "$end" "$readme" || {
 	exit 2
 }
 
-work=$build/readme-tour
-rm -rf "$work"
+# Some sizes the tour shows count files that hold absolute paths (Claude's registry entry names
+# its socket's path), so the demo runs in a dir whose path has the same length wherever the
+# clone is: the build dir's, padded to 200 characters.
+base=$build/readme-tour
+want=200
+len=$(printf '%s/' "$base" | wc -c)
+if [ "$len" -gt $((want - 8)) ]; then
+	echo "readme-tour: the build dir's path is too long for the tour ($len characters, at most $((want - 8)))" >&2
+	exit 2
+fi
+work=$base/$(printf '%*s' $((want - len)) '' | tr ' ' p)
+rm -rf "$base"
 mkdir -p "$work"
 uid=$(id -u)
 LC_ALL=C.UTF-8 NO_COLOR=1 TERM=dumb COLUMNS=80 LINES=24 \
@@ -59,7 +69,7 @@ if [ "$check" = yes ]; then
 		echo "readme-tour: README.md's tour is not what make demo prints at this commit (above: - README, + demo); run: make tour" >&2
 		exit 1
 	fi
-	rm -rf "$work"
+	rm -rf "$base"
 	echo "readme-tour: README.md's tour is what make demo prints"
 	exit 0
 fi
@@ -69,4 +79,4 @@ else
 	cp "$work/README.md" "$readme"
 	echo "readme-tour: README.md's tour rewritten from make demo"
 fi
-rm -rf "$work"
+rm -rf "$base"
