@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -157,10 +158,16 @@ static int cmd_help(cli *c, int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+	struct stat so, se;
 	cli c;
 	const cli_cmd *cmd;
 	int rc;
 
+	/* stdout and stderr into the same file or pipe (2>&1): each line in the order it was
+	 * written, a hint after the line it is about, never inside it */
+	if (fstat(STDOUT_FILENO, &so) == 0 && fstat(STDERR_FILENO, &se) == 0 && so.st_dev == se.st_dev &&
+	    so.st_ino == se.st_ino && !isatty(STDOUT_FILENO))
+		setvbuf(stdout, NULL, _IOLBF, 0);
 	memset(&c, 0, sizeof(c));
 	c.prog = "agentgc";
 	rc = cli_parse(&c, NULL, argc, argv, NULL, NULL, NULL);
