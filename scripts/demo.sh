@@ -14,8 +14,10 @@ demo=$(cd "$demo" && pwd)
 # The demo home's present: the fixture's sessions lie before it, and agentgc's ages
 # ("5d ago") are counted from it (AGENTGC_NOW), so every run prints the same.
 now=1795984693 # 2026-11-29T20:38:13Z
+# No stale registry entry (--stale): it records this machine's pidDomain (machine-id), which
+# not every machine has, and its size is part of the session's bytes in the tour.
 "$fix" --home "$demo/home" --tmp "$demo/tmp" --seed 7 --now "$now" --claude 6 --projects 2 \
-	--stale 1 --opencode 3 --opencode-children 1 --manifest "$demo/manifest.jsonl" --quiet
+	--opencode 3 --opencode-children 1 --manifest "$demo/manifest.jsonl" --quiet
 
 # The demo home is the caller's own for this run, so the agents' variables point into it.
 HOME="$demo/home"

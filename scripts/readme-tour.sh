@@ -6,7 +6,8 @@
 #   exit 0: written (or, with --check, up to date); 1: --check found it stale; 2: usage
 #
 # Fixed for the run, so that the output depends on the commit alone: the demo's clock
-# (demo.sh), the locale, no colour, an 80-column terminal. The uid in Claude's temp dir
+# (demo.sh), the locale, no colour, an 80-column terminal; what depends on the machine is
+# shown as the same text everywhere (the demo dir as ~, the space on disk as …). The uid in Claude's temp dir
 # (claude-<uid>) is shown as root's, which the README's commands run as.
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -52,8 +53,10 @@ LC_ALL=C.UTF-8 NO_COLOR=1 TERM=dumb COLUMNS=80 LINES=24 \
 # the demo's dirs as the README writes them; its first line is blank
 {
 	echo '```text'
+	# the space on disk (st_blocks) depends on the file system: shown as …
 	sed -e '1{/^$/d;}' -e "s|$work/demo/home|~|g" -e "s|$work/demo/tmp|~/../tmp|g" \
-		-e "s|/claude-$uid/|/claude-0/|g" "$work/raw"
+		-e "s|/claude-$uid/|/claude-0/|g" -e 's/"disk":[0-9]*/"disk":…/g' \
+		-e 's/([0-9.]* [KMGT]*i*B on disk)/(… on disk)/g' "$work/raw"
 	echo '```'
 } >"$work/tour"
 
