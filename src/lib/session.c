@@ -544,10 +544,27 @@ int agc_size_entry(int dirfd, const char *name, const struct stat *st, agc_size 
 	return 0;
 }
 
+/* The leaf of rel (slash: its last '/') beneath rootfd: its parent opened in *pfd and the leaf
+ * lstat'ed. Returns 1, 0 when either is not there (nothing to count), or -1. */
+static int leaf_stat(int rootfd, const char *rel, const char *slash, int *pfd, struct stat *st)
+{
+	char *parent = agc_strndup(rel, (size_t)(slash - rel));
+	int e;
+
+	*pfd = parent ? openat(rootfd, parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+	free(parent);
+	if (*pfd < 0)
+		return errno == ENOENT || errno == ENOTDIR ? 0 : -1;
+	if (fstatat(*pfd, slash + 1, st, AT_SYMLINK_NOFOLLOW) == 0)
+		return 1;
+	e = errno;
+	close(*pfd);
+	return e == ENOENT || e == ENOTDIR ? 0 : -1;
+}
+
 int agc_size_at(int rootfd, const char *rel, agc_size *sz, int64_t *mtime_ms)
 {
 	const char *slash = strrchr(rel, '/');
-	char *parent;
 	struct stat st;
 	int pfd, rc;
 
@@ -555,17 +572,10 @@ int agc_size_at(int rootfd, const char *rel, agc_size *sz, int64_t *mtime_ms)
 		return 0;
 	if (!slash)
 		return agc_size_entry(rootfd, rel, NULL, sz, mtime_ms) == 0 ? 1 : 0;
-	parent = agc_strndup(rel, (size_t)(slash - rel));
-	pfd = parent ? openat(rootfd, parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
-	free(parent);
-	if (pfd < 0)
-		return errno == ENOENT || errno == ENOTDIR ? 0 : -1;
-	if (fstatat(pfd, slash + 1, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-		rc = errno == ENOENT || errno == ENOTDIR ? 0 : -1;
-	} else {
-		rc = agc_size_entry(pfd, slash + 1, &st, sz, mtime_ms);
-		rc = rc == 0 ? 1 : rc == AGC_ENOTFOUND ? 0 : -1;
-	}
+	if ((rc = leaf_stat(rootfd, rel, slash, &pfd, &st)) <= 0)
+		return rc;
+	rc = agc_size_entry(pfd, slash + 1, &st, sz, mtime_ms);
+	rc = rc == 0 ? 1 : rc == AGC_ENOTFOUND ? 0 : -1;
 	close(pfd);
 	return rc;
 }
@@ -845,7 +855,6 @@ int agc_ls_charge_at(agc_ls_sink *s, size_t g, bool gate, int rootfd, const char
 		     int64_t *mtime_ms)
 {
 	const char *slash = strrchr(rel, '/');
-	char *parent;
 	struct stat st;
 	int pfd, rc;
 
@@ -856,17 +865,10 @@ int agc_ls_charge_at(agc_ls_sink *s, size_t g, bool gate, int rootfd, const char
 			return 0;
 		return agc_ls_charge(s, g, gate, rootfd, rel, &st, sz, mtime_ms) == 0 ? 1 : 0;
 	}
-	parent = agc_strndup(rel, (size_t)(slash - rel));
-	pfd = parent ? openat(rootfd, parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
-	free(parent);
-	if (pfd < 0)
-		return errno == ENOENT || errno == ENOTDIR ? 0 : -1;
-	if (fstatat(pfd, slash + 1, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-		rc = errno == ENOENT || errno == ENOTDIR ? 0 : -1;
-	} else {
-		rc = agc_ls_charge(s, g, gate, pfd, slash + 1, &st, sz, mtime_ms);
-		rc = rc == 0 ? 1 : rc == AGC_ENOTFOUND ? 0 : -1;
-	}
+	if ((rc = leaf_stat(rootfd, rel, slash, &pfd, &st)) <= 0)
+		return rc;
+	rc = agc_ls_charge(s, g, gate, pfd, slash + 1, &st, sz, mtime_ms);
+	rc = rc == 0 ? 1 : rc == AGC_ENOTFOUND ? 0 : -1;
 	close(pfd);
 	return rc;
 }
