@@ -164,6 +164,9 @@ typedef struct agc_plan {
 			    dirs shared by every session (in-use must answer fast) */
 	bool again;      /* the discovery after a purge, for its residual: a store that cannot
 			    be read is left as residual, not an error that hides the rest (R7, R8) */
+	bool rows_unsized; /* a purge's discovery: rows are only counted (through the indexes),
+			      their bytes come from the deletes themselves (DELETE ... RETURNING,
+			      purge.c), so no row is read twice */
 	/* R5: the session's project dir when an agent process without a registry entry there
 	 * would hold it (its transcript changed lately); its label is meta.project. */
 	bool has_agent_cwd;
@@ -206,7 +209,9 @@ char *agc_plan_ids_json(const agc_plan *p);
 /* SQL for a row set, the ids bound as ?1 (a JSON array): DELETE, or SELECT <select> when
  * select is given. malloc'd. */
 char *agc_rows_sql(const agc_rowset *rs, const char *select);
-/* Fill count and bytes of the row sets of database dbi from db (read-only). 0, -1, AGC_EINUSE. */
+/* Fill count and bytes of the row sets of database dbi from db (read-only): count only when
+ * p->rows_unsized (bytes 0); after a purge (p->again) counted first and sized only where rows
+ * are left. 0, -1, AGC_EINUSE. */
 struct sqlite3;
 int agc_plan_count_rows(agc_plan *p, struct sqlite3 *db, size_t dbi);
 /* Watch a file (rel beneath root) for holders without removing it. 1 added, 0 absent, -1. */

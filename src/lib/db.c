@@ -255,6 +255,29 @@ int agc_db_begin_write(sqlite3 *db, bool *wal)
 	return agc_db_exec(db, is_wal ? "BEGIN IMMEDIATE" : "BEGIN EXCLUSIVE");
 }
 
+int agc_db_autocheckpoint_off(sqlite3 *db, int *saved)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	rc = sqlite3_prepare_v2(db, "PRAGMA wal_autocheckpoint", -1, &st, NULL);
+	if (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		*saved = sqlite3_column_int(st, 0);
+		rc = SQLITE_OK;
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_OK)
+		return agc_db_fail(db, rc, "cannot read the automatic checkpoint");
+	return sqlite3_wal_autocheckpoint(db, 0) == SQLITE_OK ? 0
+	       : agc_error_set(-1, "cannot turn the automatic checkpoint off");
+}
+
+int agc_db_autocheckpoint_restore(sqlite3 *db, int saved)
+{
+	return sqlite3_wal_autocheckpoint(db, saved) == SQLITE_OK ? 0
+	       : agc_error_set(-1, "cannot restore the automatic checkpoint");
+}
+
 int agc_db_write_busy(const char *path)
 {
 	char *shm = agc_strfmt("%s-shm", path);

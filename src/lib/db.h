@@ -34,6 +34,12 @@ bool agc_db_has_column(sqlite3 *db, const char *table, const char *col);
  * purge and ls use for rows. */
 char *agc_db_row_size_sql(sqlite3 *db, const char *table, const char *alias);
 
+/* The automatic checkpoint of db's connection off for a purge's transaction (the commit then
+ * writes only the WAL; the purge checkpoints once itself, R6); *saved receives the setting
+ * it had, for agc_db_autocheckpoint_restore. Returns 0 or -1. */
+int agc_db_autocheckpoint_off(sqlite3 *db, int *saved);
+int agc_db_autocheckpoint_restore(sqlite3 *db, int saved);
+
 /* For a dry run: 1 when the write lock a purge takes (agc_db_begin_write) could not be had
  * now (another connection writes, or, in rollback-journal mode, reads), 0 when it could, -1
  * when it cannot be told. Creates no file and changes nothing. */

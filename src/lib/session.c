@@ -475,6 +475,28 @@ int agc_plan_count_rows(agc_plan *p, sqlite3 *db, size_t dbi)
 
 		if (rs->db != dbi)
 			continue;
+		rs->count = rs->bytes = 0;
+		/* Counting alone reads only the indexes: a purge's discovery (its bytes come
+		 * from the deletes) and the residual's first look (rows are rarely left). */
+		if (p->rows_unsized || p->again) {
+			sql = agc_rows_sql(rs, "count(*)");
+			if (!sql)
+				return free(ids), -1;
+			src = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+			if (src == SQLITE_OK) {
+				sqlite3_bind_text(st, 1, ids, -1, SQLITE_STATIC);
+				src = sqlite3_step(st);
+			}
+			if (src == SQLITE_ROW)
+				rs->count = (uint64_t)sqlite3_column_int64(st, 0);
+			else
+				rc = agc_db_fail(db, src, rs->table);
+			sqlite3_finalize(st);
+			st = NULL;
+			free(sql);
+			if (rc < 0 || p->rows_unsized || !rs->count)
+				continue;
+		}
 		/* SPEC "Sizes": the stored size of a row, the bytes of its column values */
 		size = agc_db_row_size_sql(db, rs->table, NULL);
 		sel = size ? agc_strfmt("count(*), coalesce(sum(%s), 0)", size) : NULL;

@@ -216,6 +216,33 @@ static void test_db_purge_with_forks_refused(void **state)
 	assert_null(r);
 }
 
+static int autocheckpoint(fx *f)
+{
+	sqlite3_stmt *st = NULL;
+	int v = -1;
+
+	assert_int_equal(sqlite3_prepare_v2(f->db, "PRAGMA wal_autocheckpoint", -1, &st, NULL), SQLITE_OK);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+/* A purge's transaction runs without the automatic checkpoint, and gives the connection its
+ * setting back after (issue 8: the WAL is checkpointed once, by the purge). */
+static void test_db_autocheckpoint_off_and_restored(void **state)
+{
+	fx *f = *state;
+	int saved = -1;
+
+	sql(f, "PRAGMA wal_autocheckpoint=777");
+	assert_int_equal(agc_db_autocheckpoint_off(f->db, &saved), 0);
+	assert_int_equal(saved, 777);
+	assert_int_equal(autocheckpoint(f), 0);
+	assert_int_equal(agc_db_autocheckpoint_restore(f->db, saved), 0);
+	assert_int_equal(autocheckpoint(f), 777);
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 int main(void)
@@ -229,6 +256,7 @@ int main(void)
 		T(test_db_watch_replace_of_other_row_refused),
 		T(test_db_watch_nocase_twin_refused),
 		T(test_db_watch_cascade_to_other_rows_refused),
+		T(test_db_autocheckpoint_off_and_restored),
 		cmocka_unit_test(test_db_purge_needs_out),
 		cmocka_unit_test(test_db_purge_with_forks_refused),
 	};
