@@ -167,9 +167,10 @@ mmm() {
 med() {
 	awk -F'\t' -v n="$2" -v f="${3:-3}" '$2 == n { print (f == 45 ? $4 + $5 : $f) * 1000 }' "$run/res/$1" | mmm
 }
-# ratio TAG A B: the ratio A/B of each round: "median min max".
+# ratio TAG A B [FIELD]: the ratio A/B of each round: "median min max" (FIELD as for med).
 ratio() {
-	awk -F'\t' -v a="$2" -v b="$3" '$2 == a { ta[$1] = $3 } $2 == b { tb[$1] = $3 }
+	awk -F'\t' -v a="$2" -v b="$3" -v f="${4:-3}" '{ v = (f == 45 ? $4 + $5 : $f) }
+		$2 == a { ta[$1] = v } $2 == b { tb[$1] = v }
 		END { for (r in ta) if (tb[r] > 0) print ta[r] / tb[r] }' "$run/res/$1" | mmm
 }
 # failed TAG NAME: how many rounds of NAME exited non-zero.
@@ -457,6 +458,10 @@ nice_n() { sed ':a; s/\B[0-9]\{3\}\>/,&/; ta' <<<"$1"; }
 	echo "| \`ls --json\` vs walkfloor | $(t3 "$(med "ls$n" ls-json)") | | $(x3 "$r") | | |"
 	r=$(ratio "ls$n" ls-json find)
 	echo "| \`ls --json\` vs find | | | $(x3 "$r") | | |"
+	r=$(ratio "ls$n" ls walkfloor 45)
+	echo "| CPU (user + system), \`ls\` vs walkfloor | $(t3 "$(med "ls$n" ls 45)") | $(t3 "$(med "ls$n" walkfloor 45)") | $(x3 "$r") | | |"
+	r=$(ratio "ls$n" ls find 45)
+	echo "| CPU (user + system), \`ls\` vs find | | $(t3 "$(med "ls$n" find 45)") | $(x3 "$r") | | |"
 	echo "| \`ls\` peak memory | $(mib "${lsmem[$n]}") MiB | | | < 32 MiB | $(at_most "$(mib "${lsmem[$n]}")" 32) |"
 	echo "| \`ls --limit 20\` peak memory | $(mib "${lslim[$n]}") MiB | | | < 8 MiB | $(at_most "$(mib "${lslim[$n]}")" 8) |"
 	echo
@@ -507,6 +512,8 @@ nice_n() { sed ':a; s/\B[0-9]\{3\}\>/,&/; ta' <<<"$1"; }
 		r=$(inv "$(ratio oc agentgc opencode)")
 		echo "| vs \`opencode session delete\` (faster by) | | $(t3 "$(med oc opencode)") | $(x3 "$r") | >= 8x | $(at_least "$(first "$r")" 8) |"
 	fi
+	r=$(ratio oc agentgc sqlite3 45)
+	echo "| CPU (user + system), vs purge-floor.sh | $(t3 "$(med oc agentgc 45)") | $(t3 "$(med oc sqlite3 45)") | $(x3 "$r") | | |"
 	f=$(($(failed oc agentgc) + $(failed oc sqlite3)))
 	((f == 0)) || echo "| runs that exited non-zero | $f | | | | |"
 	echo
