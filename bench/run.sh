@@ -343,13 +343,14 @@ cp -a "$d" "$w"
 tree() { (cd "$1" && find . \( -type d -printf '%P %y %m\n' \) -o -printf '%P %y %s %m %T@ %l\n' | sort | md5sum); }
 mapfile -t cids < <(jq -r 'select(.agent == "claude") | .id' "$d/manifest.jsonl")
 # prepare K: the ids, the purge command and the restore of what a purge of them changes
-# (their artifacts, history.jsonl and .claude.json, agentgc's state), from the manifest.
+# (their artifacts, and what they share with others: a paste-cache entry no other history
+# line refers to goes with them; history.jsonl, .claude.json, agentgc's state), from the manifest.
 prepare() {
 	local k=$1
 	printf '%s\n' "${cids[@]:0:k}" >"$run/ids$k"
 	jq -r --rawfile ids "$run/ids$k" --arg p "$d/" '
 		($ids | split("\n") | map(select(. != "")) | map({(.): 1}) | add) as $want
-		| select(.agent == "claude" and $want[.id]) | .artifacts[]
+		| select(.agent == "claude" and $want[.id]) | (.artifacts[], .keep[])
 		| if startswith($p) then ltrimstr($p) else error("artifact outside the home: \(.)") end' \
 		"$d/manifest.jsonl" >"$run/list$k"
 	printf '%s\n' home/.claude/history.jsonl home/.claude.json >>"$run/list$k"
@@ -520,8 +521,9 @@ nice_n() { sed ':a; s/\B[0-9]\{3\}\>/,&/; ta' <<<"$1"; }
 	echo "## 5. purge of many Claude Code ids in one call"
 	echo
 	echo "\`agentgc purge claude ID...\` with the first K ids of the manifest, on a copy of the home"
-	echo "of $(nice_n "$claude_n") sessions; before each run the artifacts of those ids, \`history.jsonl\` and"
-	echo "\`.claude.json\` are restored from the pristine home (not timed); $restore_ok."
+	echo "of $(nice_n "$claude_n") sessions; before each run the artifacts of those ids, the shared files they list"
+	echo "(paste-cache entries), \`history.jsonl\` and \`.claude.json\` are restored from the pristine home"
+	echo "(not timed); $restore_ok."
 	echo
 	k=$purge_main
 	a=$(first "$(med "pk$k" purge 2>/dev/null || echo -)")
