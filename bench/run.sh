@@ -554,7 +554,8 @@ nice_n() { sed ':a; s/\B[0-9]\{3\}\>/,&/; ta' <<<"$1"; }
 		echo "| $xargs_n, xargs -n1 | $xn | $(t3 "$(med xargs xargs)") | $(rate "$a" "$xargs_n") | $(awk -v m="$a" -v k="$xargs_n" 'BEGIN { printf "%.1f ms", m / k }') | $(failed xargs xargs) |"
 	fi
 	# what was written by hand before this run (the notes of earlier measurements) is kept
-	if [[ -z $self_test && -f $report ]]; then
+	if [[ -z $self_test && -f $report ]] && grep -q '^## Earlier figures' "$report"; then
+		echo
 		awk '/^## Earlier figures/ { p = 1 } p' "$report"
 	fi
 } >"$run/REPORT.md"
