@@ -200,7 +200,7 @@ load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 cpu_model=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)
 fs=$(df --output=fstype "$base" | tail -n 1 | tr -d ' ')
 commit=$(git -C "$src" rev-parse --short HEAD 2>/dev/null || echo unknown)
-if [[ $commit != unknown && -n $(git -C "$src" status --porcelain -uno 2>/dev/null) ]]; then commit="$commit (with uncommitted changes)"; fi
+if [[ $commit != unknown && -n $(git -C "$src" status --porcelain -uno -- . ':!bench/REPORT.md' 2>/dev/null) ]]; then commit="$commit (with uncommitted changes)"; fi
 version=$("$agc" --version 2>/dev/null | head -n 1 || true)
 started=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 say "bench dir $base, $runs rounds per pair${quick:+, quick}${self_test:+, self-test}; load $load_before"
