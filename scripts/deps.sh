@@ -2,8 +2,9 @@
 # Install the Debian packages agentgc needs to build, test and run its demo.
 # As root: installs what is missing with apt-get. Otherwise: prints the one apt-get line to
 # run as root.
-# Usage: scripts/deps.sh [--check]
+# Usage: scripts/deps.sh [--check] [--bench]
 #   --check  only say what is missing (on stderr); exit 1 if something is
+#   --bench  also what make bench runs (bench/run.sh)
 # Plain `sh`, no bash: on a minimal Debian (debootstrap --variant=minbase) only dash,
 # dpkg and apt are there; make is the one package installed by hand before this runs.
 set -eu
@@ -17,15 +18,20 @@ ca-certificates dpkg-dev debhelper build-essential"
 # zsh, fish, groff-base: the tests of the shell completions and of the man page.
 PKGS="$PKGS zsh fish groff-base"
 
+# hyperfine, time (/usr/bin/time -v), lsof and psmisc (fuser): the benchmark and its peers.
+PKGS_BENCH="hyperfine time lsof psmisc"
+
 check=no
-case "${1:-}" in
-"") ;;
---check) check=yes ;;
-*)
-	echo "usage: scripts/deps.sh [--check]" >&2
-	exit 2
-	;;
-esac
+for a in "$@"; do
+	case "$a" in
+	--check) check=yes ;;
+	--bench) PKGS="$PKGS $PKGS_BENCH" ;;
+	*)
+		echo "usage: scripts/deps.sh [--check] [--bench]" >&2
+		exit 2
+		;;
+	esac
+done
 
 if ! command -v dpkg-query >/dev/null 2>&1; then
 	echo "deps.sh: this is not a Debian system; install the equivalents of:" >&2
