@@ -4,6 +4,7 @@
  * (or to name a holder, or to ask the exemption), environ only when variable names are given,
  * fds and the cwd only when files are, and maps (the costliest read by far) only for a process
  * that nothing else has made a holder. */
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -267,6 +268,7 @@ typedef struct scan {
 	size_t n_hits;
 	agc_buf argv, env;
 	agc_proc *cur;     /* pid only, until the comm is needed */
+	int rootfd;        /* procroot, opened once (-1: each pid dir opened by path) */
 	int pfd;           /* the current process's /proc/PID, every read relative to it */
 	agc_proc cur_buf;
 	bool have_stat;
@@ -596,7 +598,7 @@ static int each_cb(pid_t pid, void *ud)
 	sc->held = false;
 	/* One open of /proc/PID; every check reads relative to it. A process gone since the
 	 * listing, or one we may not look at (hidepid), is skipped as each read would be. */
-	sc->pfd = agc_proc_open(sc->procroot, pid);
+	sc->pfd = sc->rootfd >= 0 ? agc_proc_open_in(sc->rootfd, pid) : agc_proc_open(sc->procroot, pid);
 	if (sc->pfd < 0)
 		return skippable(sc->pfd) ? 0 : -1;
 	/* agentgc and its ancestors carry the id in their own arguments and environment (a shell
@@ -875,6 +877,7 @@ int agc_holders_scan(const agc_gate_query *q, agc_holders *out)
 	memset(&sc, 0, sizeof(sc));
 	sc.q = q;
 	sc.procroot = q->procroot ? q->procroot : "/proc";
+	sc.rootfd = open(sc.procroot, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	sc.out = out;
 	sc.self = getpid();
 
@@ -914,6 +917,8 @@ int agc_holders_scan(const agc_gate_query *q, agc_holders *out)
 	rc = scan_pids(&sc, pids.v, pids.n);
 done:
 	free(pids.v);
+	if (sc.rootfd >= 0)
+		close(sc.rootfd);
 	scan_release(&sc);
 	return rc;
 }

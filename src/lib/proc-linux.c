@@ -134,6 +134,29 @@ int agc_proc_open(const char *procroot, pid_t pid)
 	return fd;
 }
 
+int agc_proc_open_in(int rootfd, pid_t pid)
+{
+	char digits[24], lb[32];
+	size_t dl = 0;
+	unsigned long v = (unsigned long)pid;
+	int fd;
+
+	if (pid <= 0)
+		return agc_error_set(AGC_ENOTFOUND, "no process %ld", (long)pid);
+	digits[sizeof(digits) - 1] = '\0';
+	do
+		digits[sizeof(digits) - 2 - dl++] = (char)('0' + v % 10);
+	while ((v /= 10) != 0);
+	do
+		fd = openat(rootfd, digits + sizeof(digits) - 1 - dl, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	while (fd < 0 && errno == EINTR);
+	if (fd < 0) {
+		snprintf(lb, sizeof(lb), "%ld", (long)pid);
+		return proc_errno(errno, "open", lb);
+	}
+	return fd;
+}
+
 /* Read at most size-1 bytes of a small file into buf, NUL-terminated. Returns 0 (length in
  * *len), AGC_ENOTFOUND, AGC_EUNSAFE, or -1. */
 static int read_small(const char *path, char *buf, size_t size, size_t *len)

@@ -66,6 +66,9 @@ int agc_proc_cwd_id(const char *procroot, pid_t pid, agc_devino *out);
  * process sees that process even when its pid is reused meanwhile (the old dir then answers
  * as gone). pid only names the process in messages. Same returns as the functions above. */
 int agc_proc_open(const char *procroot, pid_t pid);  /* the dir's fd, or a negative code */
+/* The same under the process table's own dir, opened once for a scan (rootfd: an O_PATH or
+ * O_RDONLY fd of procroot): one name looked up per process. */
+int agc_proc_open_in(int rootfd, pid_t pid);
 int agc_proc_stat_at(int pfd, pid_t pid, agc_proc *out);
 int agc_proc_argv_at(int pfd, pid_t pid, size_t max, agc_buf *out);
 int agc_proc_environ_at(int pfd, pid_t pid, size_t max, agc_buf *out);

@@ -681,7 +681,7 @@ static void test_proc_at_live(void **state)
 	struct stat dot;
 	want2 w;
 	void *map;
-	int pfd, fa, fb;
+	int pfd, fa, fb, root;
 
 	(void)state;
 	pfd = agc_proc_open("/proc", getpid());
@@ -726,6 +726,27 @@ static void test_proc_at_live(void **state)
 	close(fa);
 	close(pfd);
 	assert_int_equal(agc_proc_open("/proc", 0), AGC_ENOTFOUND);
+
+	/* under the table's dir opened once: the same process */
+	root = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	assert_true(root >= 0);
+	pfd = agc_proc_open_in(root, getpid());
+	assert_true(pfd >= 0);
+	assert_int_equal(agc_proc_stat_at(pfd, getpid(), &q), 0);
+	assert_true(q.start == p.start && q.ppid == p.ppid);
+	close(pfd);
+	assert_int_equal(agc_proc_open_in(root, 0), AGC_ENOTFOUND);
+	close(root);
+	root = open(fakeproc, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	assert_true(root >= 0);
+	assert_int_equal(agc_proc_open_in(root, 4321), AGC_ENOTFOUND);
+	fake_stat(4321, "x", 1, 1);
+	pfd = agc_proc_open_in(root, 4321);
+	assert_true(pfd >= 0);
+	assert_int_equal(agc_proc_stat_at(pfd, 4321, &q), 0);
+	assert_string_equal(q.comm, "x");
+	close(pfd);
+	close(root);
 	agc_buf_release(&a);
 	agc_buf_release(&b);
 }
