@@ -4,7 +4,9 @@
  * (or to name a holder, or to ask the exemption), environ only when variable names are given,
  * fds and the cwd only when files are, and maps (the costliest read by far) only for a process
  * that nothing else has made a holder. */
+#include <fcntl.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -20,6 +22,7 @@
 #define HOLDERS_MAX ((size_t)1 << 20)         /* holders in one list */
 #define HOLDERS_PIDS_MAX ((size_t)1 << 22)    /* processes listed in one scan */
 #define HOLDERS_SPLIT_MIN 256                 /* below this, one thread does the scan */
+#define HOLDERS_THREADS_MAX 8                 /* threads of one scan */
 
 const char *agc_why_name(agc_why why)
 {
@@ -265,6 +268,8 @@ typedef struct scan {
 	size_t n_hits;
 	agc_buf argv, env;
 	agc_proc *cur;     /* pid only, until the comm is needed */
+	int rootfd;        /* procroot, opened once (-1: each pid dir opened by path) */
+	int pfd;           /* the current process's /proc/PID, every read relative to it */
 	agc_proc cur_buf;
 	bool have_stat;
 	bool have_argv;
@@ -278,7 +283,7 @@ typedef struct scan {
 static int load_argv(scan *sc)
 {
 	if (!sc->have_argv) {
-		sc->argv_rc = agc_proc_argv(sc->procroot, sc->cur->pid, HOLDERS_ARGV_MAX, &sc->argv);
+		sc->argv_rc = agc_proc_argv_at(sc->pfd, sc->cur->pid, HOLDERS_ARGV_MAX, &sc->argv);
 		sc->have_argv = true;
 	}
 	return sc->argv_rc;
@@ -300,7 +305,7 @@ static const char *command(scan *sc)
 		if (!sc->have_stat) {
 			agc_proc p;
 
-			if (agc_proc_stat(sc->procroot, sc->cur->pid, &p) == 0)
+			if (agc_proc_stat_at(sc->pfd, sc->cur->pid, &p) == 0)
 				memcpy(sc->cur->comm, p.comm, sizeof(p.comm));
 			sc->have_stat = true;
 		}
@@ -380,7 +385,7 @@ static int check_environ(scan *sc)
 	size_t i, j, nlen, vlen;
 	int rc;
 
-	rc = agc_proc_environ(sc->procroot, sc->cur->pid, HOLDERS_ENV_MAX, &sc->env);
+	rc = agc_proc_environ_at(sc->pfd, sc->cur->pid, HOLDERS_ENV_MAX, &sc->env);
 	if (rc < 0)
 		return skippable(rc) ? 0 : -1;
 	s = agc_buf_cstr(&sc->env);
@@ -493,7 +498,7 @@ static int check_files(scan *sc)
 		memset(sc->seen, 0, q->n_files * sizeof(*sc->seen));
 		sc->gen = 1;
 	}
-	rc = agc_proc_fds(sc->procroot, sc->cur->pid, file_cb, sc);
+	rc = agc_proc_fds_at(sc->pfd, sc->cur->pid, file_cb, sc);
 	/* Files seen before the process went away (or stopped being readable) still count: it
 	 * held them during the scan, and a refusal is the safe side. */
 	if (rc < 0 && !skippable(rc))
@@ -502,7 +507,7 @@ static int check_files(scan *sc)
 	 * Reading maps costs more than all the other checks of a process together, so it is
 	 * done only for a process that is no holder yet: one more reason changes nothing. */
 	if (rc == 0 && q->with_maps && (q->every_session || (sc->n_hits == 0 && !sc->held))) {
-		rc = agc_proc_maps(sc->procroot, sc->cur->pid, file_cb, sc);
+		rc = agc_proc_maps_at(sc->pfd, sc->cur->pid, file_cb, sc);
 		if (rc < 0 && !skippable(rc))
 			return -1;
 	}
@@ -536,7 +541,7 @@ static int check_cwd(scan *sc)
 	size_t i;
 	int rc;
 
-	rc = agc_proc_cwd_id(sc->procroot, sc->cur->pid, &d);
+	rc = agc_proc_cwd_id_at(sc->pfd, sc->cur->pid, &d);
 	if (rc < 0)
 		return skippable(rc) ? 0 : -1;
 	size_t n_agent = q->agent_cwd ? (q->n_agent_cwd ? q->n_agent_cwd : 1) : 0, k;
@@ -582,6 +587,7 @@ static int each_cb(pid_t pid, void *ud)
 	const agc_gate_query *q = sc->q;
 	bool ancestor = skipped(sc, pid);
 	agc_proc *p = &sc->cur_buf;
+	int rc = 0;
 
 	memset(p, 0, sizeof(*p));
 	p->pid = pid;
@@ -590,19 +596,26 @@ static int each_cb(pid_t pid, void *ud)
 	sc->have_argv = false;
 	sc->have_command = false;
 	sc->held = false;
+	/* One open of /proc/PID; every check reads relative to it. A process gone since the
+	 * listing, or one we may not look at (hidepid), is skipped as each read would be. */
+	sc->pfd = sc->rootfd >= 0 ? agc_proc_open_in(sc->rootfd, pid) : agc_proc_open(sc->procroot, pid);
+	if (sc->pfd < 0)
+		return skippable(sc->pfd) ? 0 : -1;
 	/* agentgc and its ancestors carry the id in their own arguments and environment (a shell
 	 * running `agentgc purge <id>`, an agent's tool running it), and may well run inside the
 	 * session's dirs or its project: they never count for these. */
 	if (q->n_ids && !ancestor && check_cmdline(sc) < 0)
-		return -1;
-	if ((q->n_env_names || q->id_env_names) && q->n_ids && !ancestor && check_environ(sc) < 0)
-		return -1;
-	if ((q->n_files || q->agent_cwd) && !ancestor && check_cwd(sc) < 0)
-		return -1;
+		rc = -1;
+	else if ((q->n_env_names || q->id_env_names) && q->n_ids && !ancestor && check_environ(sc) < 0)
+		rc = -1;
+	else if ((q->n_files || q->agent_cwd) && !ancestor && check_cwd(sc) < 0)
+		rc = -1;
 	/* agentgc's own fds are the ones it reads the session through. */
-	if (q->n_files && p->pid != sc->self && check_files(sc) < 0)
-		return -1;
-	return 0;
+	else if (q->n_files && p->pid != sc->self && check_files(sc) < 0)
+		rc = -1;
+	close(sc->pfd);
+	sc->pfd = -1;
+	return rc;
 }
 
 static void scan_release(scan *sc)
@@ -639,14 +652,41 @@ static int list_cb(pid_t pid, void *ud)
 	return 0;
 }
 
-/* One worker's share of the process table. */
+/* A worker of the scan: its own scan state and holders; pids are taken one at a time from a
+ * counter that all workers share, so a slow process (thousands of fds or mappings) never
+ * leaves the other cores idle while a fixed share waits. */
 typedef struct worker {
 	scan sc;
 	const pid_t *pids;
 	size_t n;
+	atomic_size_t *next;
+	size_t *pos;       /* per holder of sc.out: the index in pids of the process it is */
+	size_t pos_cap;
 	int rc;
 	char err[512];
 } worker;
+
+/* Run the checks of the process at index i; note for each new holder where it came from. */
+static int work_one(worker *w, size_t i)
+{
+	size_t before = w->sc.out->n, k;
+	int rc = each_cb(w->pids[i], &w->sc);
+
+	if (rc == 0 && w->sc.out->n > before) {
+		if (w->sc.out->n > w->pos_cap) {
+			size_t cap = w->sc.out->cap > w->sc.out->n ? w->sc.out->cap : w->sc.out->n;
+			size_t *np = realloc(w->pos, cap * sizeof(*np));
+
+			if (!np)
+				return agc_error_oom();
+			w->pos = np;
+			w->pos_cap = cap;
+		}
+		for (k = before; k < w->sc.out->n; k++)
+			w->pos[k] = i;
+	}
+	return rc;
+}
 
 static void *work(void *arg)
 {
@@ -654,70 +694,128 @@ static void *work(void *arg)
 	size_t i;
 
 	w->rc = 0;
-	for (i = 0; i < w->n && w->rc == 0; i++)
-		w->rc = each_cb(w->pids[i], &w->sc);
+	while (w->rc == 0 && (i = atomic_fetch_add(w->next, 1)) < w->n)
+		w->rc = work_one(w, i);
 	if (w->rc)
 		snprintf(w->err, sizeof(w->err), "%s", agc_error_last());
 	return NULL;
 }
 
-/* Scan pids, on two threads when there are many: every check is a few system calls on
- * /proc, and the kernel answers them on both cores. */
+/* A holder found by worker w, for the merge. */
+typedef struct found {
+	size_t pos;
+	size_t seq;
+	const agc_holder *h;
+} found;
+
+static int found_cmp(const void *pa, const void *pb)
+{
+	const found *a = pa, *b = pb;
+
+	if (a->pos != b->pos)
+		return a->pos < b->pos ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/* How many threads scan: one per online CPU, bounded. */
+static size_t scan_threads(size_t n)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t t = cpus > 0 ? (size_t)cpus : 1;
+
+	if (t > HOLDERS_THREADS_MAX)
+		t = HOLDERS_THREADS_MAX;
+	if (n < HOLDERS_SPLIT_MIN)
+		t = 1;
+	return t;
+}
+
+/* Scan pids, on one thread per CPU when there are many: every check is a few system calls on
+ * /proc, and the kernel answers them on every core. Holders go to sc->out in the order of
+ * pids, whichever thread found them, so the report is the same on every run. */
 static int scan_pids(scan *sc, const pid_t *pids, size_t n)
 {
-	worker w;
-	pthread_t t;
-	size_t i, half;
+	worker w[HOLDERS_THREADS_MAX];
+	pthread_t t[HOLDERS_THREADS_MAX];
+	bool started[HOLDERS_THREADS_MAX] = {false};
+	atomic_size_t next;
+	size_t nt = scan_threads(n), i, k, total = 0;
+	found *all = NULL;
 	int rc = 0;
 
-	if (n < HOLDERS_SPLIT_MIN) {
+	if (nt <= 1) {
 		for (i = 0; i < n && rc == 0; i++)
 			rc = each_cb(pids[i], sc);
 		return rc ? -1 : 0;
 	}
-	half = n / 2;
-	memset(&w, 0, sizeof(w));
-	w.sc = *sc; /* shares the read-only query, skip list and sorted keys */
-	memset(&w.sc.argv, 0, sizeof(w.sc.argv));
-	memset(&w.sc.env, 0, sizeof(w.sc.env));
-	w.sc.out = calloc(1, sizeof(*w.sc.out));
-	w.sc.gen = 0;
-	w.sc.seen = sc->q->n_files ? calloc(sc->q->n_files, sizeof(*w.sc.seen)) : NULL;
-	w.sc.hits = sc->q->n_files ? calloc(sc->q->n_files, sizeof(*w.sc.hits)) : NULL;
-	w.pids = pids + half;
-	w.n = n - half;
-	if (!w.sc.out || (sc->q->n_files && (!w.sc.seen || !w.sc.hits))) {
-		rc = agc_error_oom();
-		goto out;
+	atomic_init(&next, 0);
+	memset(w, 0, sizeof(w));
+	for (k = 0; k < nt; k++) {
+		w[k].sc = *sc; /* shares the read-only query, skip list, index and sorted keys */
+		memset(&w[k].sc.argv, 0, sizeof(w[k].sc.argv));
+		memset(&w[k].sc.env, 0, sizeof(w[k].sc.env));
+		w[k].sc.gen = 0;
+		w[k].sc.out = calloc(1, sizeof(*w[k].sc.out));
+		w[k].sc.seen = sc->q->n_files ? calloc(sc->q->n_files, sizeof(*w[k].sc.seen)) : NULL;
+		w[k].sc.hits = sc->q->n_files ? calloc(sc->q->n_files, sizeof(*w[k].sc.hits)) : NULL;
+		w[k].sc.window = NULL;
+		if (sc->window && !(w[k].sc.window = malloc(sc->lens[sc->n_lens - 1] + 1)))
+			rc = agc_error_oom();
+		w[k].pids = pids;
+		w[k].n = n;
+		w[k].next = &next;
+		if (!w[k].sc.out || (sc->q->n_files && (!w[k].sc.seen || !w[k].sc.hits)))
+			rc = agc_error_oom();
 	}
-	if (pthread_create(&t, NULL, work, &w) != 0) {
-		/* No second thread: do it all here. */
-		for (i = 0; i < n && rc == 0; i++)
-			rc = each_cb(pids[i], sc);
-		rc = rc ? -1 : 0;
-		goto out;
-	}
-	for (i = 0; i < half && rc == 0; i++)
-		rc = each_cb(pids[i], sc);
-	pthread_join(t, NULL);
-	if (rc == 0 && w.rc)
-		rc = agc_error_set(-1, "%s", w.err);
-	for (i = 0; rc == 0 && i < w.sc.out->n; i++) {
-		const agc_holder *h = &w.sc.out->v[i];
+	/* worker 0 runs here; a thread that cannot be made leaves its share to the others */
+	for (k = 1; rc == 0 && k < nt; k++)
+		started[k] = pthread_create(&t[k], NULL, work, &w[k]) == 0;
+	if (rc == 0)
+		work(&w[0]);
+	for (k = 1; k < nt; k++)
+		if (started[k])
+			pthread_join(t[k], NULL);
+	for (k = 0; rc == 0 && k < nt; k++)
+		if (w[k].rc)
+			rc = agc_error_set(-1, "%s", w[k].err);
+	for (k = 0; k < nt; k++)
+		total += w[k].sc.out ? w[k].sc.out->n : 0;
+	if (rc == 0 && total) {
+		size_t m = 0;
 
-		rc = agc_holders_add_session(sc->out, h->pid, h->why, h->command, h->what, h->file, h->session);
+		all = malloc(total * sizeof(*all));
+		if (!all)
+			rc = agc_error_oom();
+		for (k = 0; all && k < nt; k++)
+			for (i = 0; i < w[k].sc.out->n; i++) {
+				all[m].pos = w[k].pos[i];
+				all[m].seq = i;
+				all[m].h = &w[k].sc.out->v[i];
+				m++;
+			}
+		if (all)
+			qsort(all, total, sizeof(*all), found_cmp);
+		for (i = 0; rc == 0 && all && i < total; i++) {
+			const agc_holder *h = all[i].h;
+
+			rc = agc_holders_add_session(sc->out, h->pid, h->why, h->command, h->what, h->file,
+						     h->session);
+		}
 	}
-	rc = rc ? -1 : 0;
-out:
-	if (w.sc.out) {
-		agc_holders_release(w.sc.out);
-		free(w.sc.out);
+	free(all);
+	for (k = 0; k < nt; k++) {
+		if (w[k].sc.out) {
+			agc_holders_release(w[k].sc.out);
+			free(w[k].sc.out);
+		}
+		free(w[k].sc.seen);
+		free(w[k].sc.hits);
+		free(w[k].sc.window);
+		free(w[k].pos);
+		agc_buf_release(&w[k].sc.argv);
+		agc_buf_release(&w[k].sc.env);
 	}
-	free(w.sc.seen);
-	free(w.sc.hits);
-	agc_buf_release(&w.sc.argv);
-	agc_buf_release(&w.sc.env);
-	return rc;
+	return rc ? -1 : 0;
 }
 
 /* The index of a query of many ids: folded copies sorted by (length, text), and their
@@ -779,6 +877,7 @@ int agc_holders_scan(const agc_gate_query *q, agc_holders *out)
 	memset(&sc, 0, sizeof(sc));
 	sc.q = q;
 	sc.procroot = q->procroot ? q->procroot : "/proc";
+	sc.rootfd = open(sc.procroot, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	sc.out = out;
 	sc.self = getpid();
 
@@ -818,6 +917,8 @@ int agc_holders_scan(const agc_gate_query *q, agc_holders *out)
 	rc = scan_pids(&sc, pids.v, pids.n);
 done:
 	free(pids.v);
+	if (sc.rootfd >= 0)
+		close(sc.rootfd);
 	scan_release(&sc);
 	return rc;
 }

@@ -97,8 +97,8 @@ typedef struct agc_gate_query {
  * current directories; agentgc itself never counts for files. A process that vanishes mid-scan,
  * or whose details may not be read (another user's, as a normal user), is skipped. Mappings are
  * read only for a process that nothing else has made a holder (they are the costly part).
- * Holders are appended to out. accounted may be called from two threads at once. Returns 0, or
- * -1 (error set) when the process table cannot be read at all: the caller then treats the
+ * Holders are appended to out, in the order of the process listing. accounted may be called
+ * from several threads at once (one per CPU, bounded). Returns 0, or -1 (error set) when the process table cannot be read at all: the caller then treats the
  * session as in use. */
 int agc_holders_scan(const agc_gate_query *q, agc_holders *out);
 

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
@@ -36,6 +37,34 @@ static int proc_errno(int err, const char *what, const char *path)
 	if (err == EACCES || err == EPERM)
 		return agc_error_errno(AGC_EUNSAFE, err, "cannot %s '%s'", what, path);
 	return agc_error_errno(-1, err, "cannot %s '%s'", what, path);
+}
+
+/* Where a read of a process goes: a path (the path functions), or a name under the process's
+ * own dir (the functions on an open /proc/PID). The label for a message is made only when
+ * there is an error to report. */
+typedef struct where {
+	const char *path;
+	pid_t pid;
+	const char *name;
+} where;
+
+static int where_errno(int err, const char *what, const where *w)
+{
+	char label[80];
+
+	if (w->path)
+		return proc_errno(err, what, w->path);
+	snprintf(label, sizeof(label), "%ld/%s", (long)w->pid, w->name);
+	return proc_errno(err, what, label);
+}
+
+/* The label of w for a message that is no errno. */
+static const char *where_label(const where *w, char *buf, size_t size)
+{
+	if (w->path)
+		return w->path;
+	snprintf(buf, size, "%ld/%s", (long)w->pid, w->name);
+	return buf;
 }
 
 /* Build procroot/PID/name into out, or procroot/name when pid is 0. Returns 0 or -1. This
@@ -71,6 +100,60 @@ static int open_ro(const char *path, int flags)
 	do
 		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | flags);
 	while (fd < 0 && errno == EINTR);
+	return fd;
+}
+
+/* openat(2) relative to a process's dir, read-only and close-on-exec, retried on EINTR. */
+static int open_at(int pfd, const char *name, int flags)
+{
+	int fd;
+
+	do
+		fd = openat(pfd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY | flags);
+	while (fd < 0 && errno == EINTR);
+	return fd;
+}
+
+int agc_proc_open(const char *procroot, pid_t pid)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	if (pid <= 0)
+		return agc_error_set(AGC_ENOTFOUND, "no process %ld", (long)pid);
+	if (proc_path(path, sizeof(path), procroot, pid, "") < 0)
+		return -1;
+	/* O_PATH: nothing of the process is read by the open itself; every read that follows
+	 * is an openat or fstatat relative to it, so all of them see this one process even
+	 * when its pid is reused meanwhile (the old dir then answers ESRCH: gone). */
+	do
+		fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	while (fd < 0 && errno == EINTR);
+	if (fd < 0)
+		return proc_errno(errno, "open", path);
+	return fd;
+}
+
+int agc_proc_open_in(int rootfd, pid_t pid)
+{
+	char digits[24], lb[32];
+	size_t dl = 0;
+	unsigned long v = (unsigned long)pid;
+	int fd;
+
+	if (pid <= 0)
+		return agc_error_set(AGC_ENOTFOUND, "no process %ld", (long)pid);
+	digits[sizeof(digits) - 1] = '\0';
+	do
+		digits[sizeof(digits) - 2 - dl++] = (char)('0' + v % 10);
+	while ((v /= 10) != 0);
+	do
+		fd = openat(rootfd, digits + sizeof(digits) - 1 - dl, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	while (fd < 0 && errno == EINTR);
+	if (fd < 0) {
+		snprintf(lb, sizeof(lb), "%ld", (long)pid);
+		return proc_errno(errno, "open", lb);
+	}
 	return fd;
 }
 
@@ -274,6 +357,46 @@ int agc_proc_stat(const char *procroot, pid_t pid, agc_proc *out)
 	return rc == AGC_EUNSAFE ? -1 : rc;
 }
 
+int agc_proc_stat_at(int pfd, pid_t pid, agc_proc *out)
+{
+	char text[PROC_STAT_MAX], lb[80];
+	where w = {NULL, pid, "stat"};
+	struct stat dst;
+	agc_proc p;
+	size_t got = 0;
+	ssize_t n;
+	int fd = open_at(pfd, "stat", 0), err, rc;
+
+	if (fd < 0) {
+		rc = where_errno(errno, "open", &w);
+		return rc == AGC_EUNSAFE ? -1 : rc;
+	}
+	while (got < sizeof(text) - 1) {
+		n = read(fd, text + got, sizeof(text) - 1 - got);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			err = errno;
+			close(fd);
+			rc = where_errno(err, "read", &w);
+			return rc == AGC_EUNSAFE ? -1 : rc;
+		}
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	close(fd);
+	text[got] = '\0';
+	memset(&p, 0, sizeof(p));
+	p.pid = pid;
+	if (parse_stat(where_label(&w, lb, sizeof(lb)), text, &p) < 0)
+		return -1;
+	/* the owner of the dir itself, as agc_proc_stat takes it */
+	p.uid = fstatat(pfd, "", &dst, AT_EMPTY_PATH) == 0 ? dst.st_uid : (uid_t)-1;
+	*out = p;
+	return 0;
+}
+
 /* A directory entry name that is a pid: decimal digits only, no leading zero, fits pid_t. */
 static pid_t name_pid(const char *s)
 {
@@ -354,22 +477,13 @@ int agc_proc_each_pid(const char *procroot, int (*cb)(pid_t pid, void *ud), void
 	return rc;
 }
 
-/* Read a whole /proc/PID/<name> into out, at most max bytes (the rest is not read). */
-static int read_capped(const char *procroot, pid_t pid, const char *name, size_t max, agc_buf *out)
+/* Read all of the open fd into out, at most max bytes (the rest is not read); closes fd. */
+static int read_capped_fd(int fd, const where *w, size_t max, agc_buf *out)
 {
-	char path[PATH_MAX];
 	size_t want;
 	ssize_t n;
-	int fd, err;
+	int err;
 
-	if (pid <= 0)
-		return agc_error_set(AGC_ENOTFOUND, "no process %ld", (long)pid);
-	if (proc_path(path, sizeof(path), procroot, pid, name) < 0)
-		return -1;
-	agc_buf_clear(out);
-	fd = open_ro(path, 0);
-	if (fd < 0)
-		return proc_errno(errno, "open", path);
 	while (out->len < max) {
 		want = max - out->len;
 		if (want > 65536)
@@ -385,7 +499,7 @@ static int read_capped(const char *procroot, pid_t pid, const char *name, size_t
 			err = errno;
 			close(fd);
 			agc_buf_clear(out);
-			return proc_errno(err, "read", path);
+			return where_errno(err, "read", w);
 		}
 		if (n == 0)
 			break;
@@ -398,6 +512,47 @@ static int read_capped(const char *procroot, pid_t pid, const char *name, size_t
 	}
 	close(fd);
 	return 0;
+}
+
+/* Read a whole /proc/PID/<name> into out, at most max bytes (the rest is not read). */
+static int read_capped(const char *procroot, pid_t pid, const char *name, size_t max, agc_buf *out)
+{
+	char path[PATH_MAX];
+	where w = {path, pid, name};
+	int fd;
+
+	if (pid <= 0)
+		return agc_error_set(AGC_ENOTFOUND, "no process %ld", (long)pid);
+	if (proc_path(path, sizeof(path), procroot, pid, name) < 0)
+		return -1;
+	agc_buf_clear(out);
+	fd = open_ro(path, 0);
+	if (fd < 0)
+		return proc_errno(errno, "open", path);
+	return read_capped_fd(fd, &w, max, out);
+}
+
+/* The same under an open /proc/PID. */
+static int read_capped_at(int pfd, pid_t pid, const char *name, size_t max, agc_buf *out)
+{
+	where w = {NULL, pid, name};
+	int fd;
+
+	agc_buf_clear(out);
+	fd = open_at(pfd, name, 0);
+	if (fd < 0)
+		return where_errno(errno, "open", &w);
+	return read_capped_fd(fd, &w, max, out);
+}
+
+int agc_proc_argv_at(int pfd, pid_t pid, size_t max, agc_buf *out)
+{
+	return read_capped_at(pfd, pid, "cmdline", max, out);
+}
+
+int agc_proc_environ_at(int pfd, pid_t pid, size_t max, agc_buf *out)
+{
+	return read_capped_at(pfd, pid, "environ", max, out);
 }
 
 int agc_proc_argv(const char *procroot, pid_t pid, size_t max, agc_buf *out)
@@ -502,22 +657,15 @@ static int maps_head(const char *s, size_t n, agc_devino *f)
 	return 1;
 }
 
-int agc_proc_maps(const char *procroot, pid_t pid, int (*cb)(const agc_devino *f, void *ud),
-		  void *ud)
+/* Report each file mapping of the open maps file fd to cb; closes fd. */
+static int maps_scan(int fd, const where *w, int (*cb)(const agc_devino *f, void *ud), void *ud)
 {
-	char path[PATH_MAX], buf[MAPS_BUF];
+	char buf[MAPS_BUF], lb[80];
 	agc_devino f, last = {0, 0};
 	size_t len = 0, pos, lines = 0;
 	bool have_last = false, eof = false, skipping = false;
-	int fd, rc = 0;
+	int rc = 0;
 
-	if (pid <= 0)
-		return agc_error_set(AGC_ENOTFOUND, "no process %ld", (long)pid);
-	if (proc_path(path, sizeof(path), procroot, pid, "maps") < 0)
-		return -1;
-	fd = open_ro(path, 0);
-	if (fd < 0)
-		return proc_errno(errno, "open", path);
 	/* Chunks of the file go through buf; a line that does not end inside it is parsed from
 	 * its head and the rest of it skipped (a path can be longer than the buffer). */
 	while (rc == 0 && !eof) {
@@ -526,7 +674,7 @@ int agc_proc_maps(const char *procroot, pid_t pid, int (*cb)(const agc_devino *f
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			rc = proc_errno(errno, "read", path);
+			rc = where_errno(errno, "read", w);
 			break;
 		}
 		if (n == 0)
@@ -544,8 +692,8 @@ int agc_proc_maps(const char *procroot, pid_t pid, int (*cb)(const agc_devino *f
 				got = 0;
 			} else {
 				if (++lines > PROC_MAX_LINES) {
-					rc = agc_error_set(-1, "cannot read '%s': more than %u lines", path,
-							   PROC_MAX_LINES);
+					rc = agc_error_set(-1, "cannot read '%s': more than %u lines",
+							   where_label(w, lb, sizeof(lb)), PROC_MAX_LINES);
 					break;
 				}
 				got = maps_head(buf + pos, end - pos, &f);
@@ -567,6 +715,116 @@ int agc_proc_maps(const char *procroot, pid_t pid, int (*cb)(const agc_devino *f
 	return rc;
 }
 
+/* PROCMAP_QUERY (Linux 6.11, <linux/fs.h>; declared here as the kernel's interface fixes it,
+ * since older headers lack it): asks the kernel for the next file-backed mapping at or above
+ * an address, with its device and inode and nothing else. The same facts as a maps line
+ * (both take the inode of the mapped file) without the kernel formatting every line and
+ * every path: the costliest read of a scan. */
+struct agc_procmap_query {
+	uint64_t size;
+	uint64_t query_flags;
+	uint64_t query_addr;
+	uint64_t vma_start;
+	uint64_t vma_end;
+	uint64_t vma_flags;
+	uint64_t vma_page_size;
+	uint64_t vma_offset;
+	uint64_t inode;
+	uint32_t dev_major;
+	uint32_t dev_minor;
+	uint32_t vma_name_size;
+	uint32_t build_id_size;
+	uint64_t vma_name_addr;
+	uint64_t build_id_addr;
+};
+
+#define AGC_PROCMAP_QUERY _IOWR('f', 17, struct agc_procmap_query)
+#define AGC_PROCMAP_COVERING_OR_NEXT 0x10
+#define AGC_PROCMAP_FILE_BACKED 0x20
+
+/* Report each file mapping of the open maps file fd through PROCMAP_QUERY. Returns 0 (fd
+ * closed), 1 when the kernel does not have the query (fd left open and unread, for the text),
+ * or a negative code (fd closed). */
+static int maps_query(int fd, const where *w, int (*cb)(const agc_devino *f, void *ud), void *ud)
+{
+	struct agc_procmap_query q;
+	agc_devino f, last = {0, 0};
+	uint64_t addr = 0;
+	size_t n = 0;
+	bool have_last = false;
+	char lb[80];
+	int rc = 0;
+
+	for (;;) {
+		memset(&q, 0, sizeof(q));
+		q.size = sizeof(q);
+		q.query_flags = AGC_PROCMAP_COVERING_OR_NEXT | AGC_PROCMAP_FILE_BACKED;
+		q.query_addr = addr;
+		if (ioctl(fd, AGC_PROCMAP_QUERY, &q) < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == ENOENT)  /* no mapping at or above addr: all seen */
+				break;
+			if (n == 0 && (errno == ENOTTY || errno == EINVAL || errno == EOPNOTSUPP))
+				return 1;
+			rc = where_errno(errno, "query", w);
+			break;
+		}
+		/* the same bound as on maps lines, and an answer that does not move on ends
+		 * the scan as an error instead of a loop */
+		if (++n > PROC_MAX_LINES || q.vma_end <= addr) {
+			rc = agc_error_set(-1, "cannot read '%s': %s", where_label(w, lb, sizeof(lb)),
+					   n > PROC_MAX_LINES ? "too many mappings" : "the mappings do not add up");
+			break;
+		}
+		addr = q.vma_end;
+		if (q.inode == 0 && q.dev_major == 0 && q.dev_minor == 0)
+			continue;
+		f.dev = makedev(q.dev_major, q.dev_minor);
+		f.ino = (ino_t)q.inode;
+		/* A file is mapped as several neighbouring regions: report it once per run. */
+		if (have_last && f.dev == last.dev && f.ino == last.ino)
+			continue;
+		last = f;
+		have_last = true;
+		rc = cb(&f, ud);
+		if (rc)
+			break;
+	}
+	close(fd);
+	return rc;
+}
+
+int agc_proc_maps(const char *procroot, pid_t pid, int (*cb)(const agc_devino *f, void *ud),
+		  void *ud)
+{
+	char path[PATH_MAX];
+	where w = {path, pid, "maps"};
+	int fd, rc;
+
+	if (pid <= 0)
+		return agc_error_set(AGC_ENOTFOUND, "no process %ld", (long)pid);
+	if (proc_path(path, sizeof(path), procroot, pid, "maps") < 0)
+		return -1;
+	fd = open_ro(path, 0);
+	if (fd < 0)
+		return proc_errno(errno, "open", path);
+	rc = maps_query(fd, &w, cb, ud);
+	return rc == 1 ? maps_scan(fd, &w, cb, ud) : rc;
+}
+
+int agc_proc_maps_at(int pfd, pid_t pid, int (*cb)(const agc_devino *f, void *ud), void *ud)
+{
+	where w = {NULL, pid, "maps"};
+	int fd = open_at(pfd, "maps", 0), rc;
+
+	if (fd < 0)
+		return where_errno(errno, "open", &w);
+	/* the query where the kernel has it, the text where it has not */
+	rc = maps_query(fd, &w, cb, ud);
+	return rc == 1 ? maps_scan(fd, &w, cb, ud) : rc;
+}
+
 /* getdents64 records, as the kernel writes them. */
 struct agc_dirent64 {
 	uint64_t d_ino;
@@ -578,27 +836,20 @@ struct agc_dirent64 {
 
 #define FD_DIR_BUF 16384
 
-int agc_proc_fds(const char *procroot, pid_t pid, int (*cb)(const agc_devino *f, void *ud),
-		 void *ud)
+/* Report the (dev, ino) of each entry of the open fd/ dir fd to cb; closes fd. */
+static int fds_scan(int fd, const where *w, int (*cb)(const agc_devino *f, void *ud), void *ud)
 {
-	char path[PATH_MAX];
 	union {
 		struct agc_dirent64 align;
 		char b[FD_DIR_BUF];
 	} buf;
+	char lb[80];
 	struct stat st;
 	agc_devino f;
 	size_t count = 0;
-	int fd, rc = 0;
+	int rc = 0;
 	bool eof = false;
 
-	if (pid <= 0)
-		return agc_error_set(AGC_ENOTFOUND, "no process %ld", (long)pid);
-	if (proc_path(path, sizeof(path), procroot, pid, "fd") < 0)
-		return -1;
-	fd = open_ro(path, O_DIRECTORY);
-	if (fd < 0)
-		return proc_errno(errno, "open", path);
 	/* getdents64 straight into a stack buffer: this runs once per process on the machine,
 	 * so no DIR allocation and no extra fcntl. */
 	while (!eof && rc == 0) {
@@ -608,7 +859,7 @@ int agc_proc_fds(const char *procroot, pid_t pid, int (*cb)(const agc_devino *f,
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			rc = proc_errno(errno, "read", path);
+			rc = where_errno(errno, "read", w);
 			break;
 		}
 		if (n == 0)
@@ -626,8 +877,8 @@ int agc_proc_fds(const char *procroot, pid_t pid, int (*cb)(const agc_devino *f,
 			/* A bound on the work per process; past it we cannot say what else is
 			 * open, so that is an error, not a silent "not held". */
 			if (++count > PROC_MAX_FDS) {
-				rc = agc_error_set(-1, "cannot read '%s': more than %d open files", path,
-						   PROC_MAX_FDS);
+				rc = agc_error_set(-1, "cannot read '%s': more than %d open files",
+						   where_label(w, lb, sizeof(lb)), PROC_MAX_FDS);
 				break;
 			}
 			/* Following the magic link stats the open file itself: its (dev, ino), even
@@ -638,7 +889,7 @@ int agc_proc_fds(const char *procroot, pid_t pid, int (*cb)(const agc_devino *f,
 				 * other fds. */
 				if (errno == ENOENT || errno == ENOTDIR || errno == EACCES || errno == EPERM)
 					continue;
-				rc = proc_errno(errno, "stat", path);
+				rc = where_errno(errno, "stat", w);
 				break;
 			}
 			f.dev = st.st_dev;
@@ -648,6 +899,33 @@ int agc_proc_fds(const char *procroot, pid_t pid, int (*cb)(const agc_devino *f,
 	}
 	close(fd);
 	return rc;
+}
+
+int agc_proc_fds(const char *procroot, pid_t pid, int (*cb)(const agc_devino *f, void *ud),
+		 void *ud)
+{
+	char path[PATH_MAX];
+	where w = {path, pid, "fd"};
+	int fd;
+
+	if (pid <= 0)
+		return agc_error_set(AGC_ENOTFOUND, "no process %ld", (long)pid);
+	if (proc_path(path, sizeof(path), procroot, pid, "fd") < 0)
+		return -1;
+	fd = open_ro(path, O_DIRECTORY);
+	if (fd < 0)
+		return proc_errno(errno, "open", path);
+	return fds_scan(fd, &w, cb, ud);
+}
+
+int agc_proc_fds_at(int pfd, pid_t pid, int (*cb)(const agc_devino *f, void *ud), void *ud)
+{
+	where w = {NULL, pid, "fd"};
+	int fd = open_at(pfd, "fd", O_DIRECTORY);
+
+	if (fd < 0)
+		return where_errno(errno, "open", &w);
+	return fds_scan(fd, &w, cb, ud);
 }
 
 int agc_proc_files(const char *procroot, pid_t pid, bool with_maps,
@@ -672,6 +950,18 @@ int agc_proc_cwd_id(const char *procroot, pid_t pid, agc_devino *out)
 	/* Following the magic link stats the directory itself, wherever it is now. */
 	if (stat(path, &st) < 0)
 		return proc_errno(errno, "stat", path);
+	out->dev = st.st_dev;
+	out->ino = st.st_ino;
+	return 0;
+}
+
+int agc_proc_cwd_id_at(int pfd, pid_t pid, agc_devino *out)
+{
+	where w = {NULL, pid, "cwd"};
+	struct stat st;
+
+	if (fstatat(pfd, "cwd", &st, 0) < 0)
+		return where_errno(errno, "stat", &w);
 	out->dev = st.st_dev;
 	out->ino = st.st_ino;
 	return 0;

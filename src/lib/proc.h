@@ -61,6 +61,21 @@ int agc_proc_files(const char *procroot, pid_t pid, bool with_maps,
  * AGC_ENOTFOUND (gone), AGC_EUNSAFE (not ours to read), -1 on error. */
 int agc_proc_cwd_id(const char *procroot, pid_t pid, agc_devino *out);
 
+/* The same reads on a process's dir opened once (agc_proc_open): each opens or stats its file
+ * relative to it (openat, fstatat), so a scan builds no path per read, and every read of one
+ * process sees that process even when its pid is reused meanwhile (the old dir then answers
+ * as gone). pid only names the process in messages. Same returns as the functions above. */
+int agc_proc_open(const char *procroot, pid_t pid);  /* the dir's fd, or a negative code */
+/* The same under the process table's own dir, opened once for a scan (rootfd: an O_PATH or
+ * O_RDONLY fd of procroot): one name looked up per process. */
+int agc_proc_open_in(int rootfd, pid_t pid);
+int agc_proc_stat_at(int pfd, pid_t pid, agc_proc *out);
+int agc_proc_argv_at(int pfd, pid_t pid, size_t max, agc_buf *out);
+int agc_proc_environ_at(int pfd, pid_t pid, size_t max, agc_buf *out);
+int agc_proc_cwd_id_at(int pfd, pid_t pid, agc_devino *out);
+int agc_proc_fds_at(int pfd, pid_t pid, int (*cb)(const agc_devino *f, void *ud), void *ud);
+int agc_proc_maps_at(int pfd, pid_t pid, int (*cb)(const agc_devino *f, void *ud), void *ud);
+
 /* 1 when pid exists (kill(pid, 0) succeeds or fails with EPERM), 0 when it does not. */
 int agc_proc_alive(pid_t pid);
 

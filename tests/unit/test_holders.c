@@ -17,6 +17,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -981,6 +982,187 @@ static void test_holders_cwd(void **state)
 	agc_holders_release(&h);
 }
 
+/* Many processes (more than one thread scans): each kind of holder on its own processes, one
+ * process with many fds, 40 ids (the index of many ids). Every holder is found exactly once,
+ * and the list comes in the order of the process listing, whichever thread found it. */
+static void test_holders_many_threads(void **state)
+{
+	enum { N = 900 };
+	const char *ids[40], *names[1] = {"CLAUDE_CODE_SESSION_ID"};
+	char idbuf[40][40], text[256];
+	agc_gate_file files[2] = {0};
+	agc_holders h = {NULL, 0, 0};
+	agc_gate_query q;
+	pid_t *order;
+	size_t n_order = 0, i, k, want = 0;
+	struct dirent *e;
+	DIR *d;
+
+	(void)state;
+	for (i = 0; i < 40; i++) {
+		snprintf(idbuf[i], sizeof(idbuf[i]), "ses_many_%02zu", i);
+		ids[i] = idbuf[i];
+	}
+	assert_int_equal(mkdir(tpath("sess"), 0700), 0);
+	writes_t("s.jsonl", "{}\n");
+	files[0].id = devino_t("s.jsonl");
+	files[0].label = "s.jsonl";
+	files[1].id = devino_t("sess");
+	files[1].label = "sess";
+	for (i = 0; i < N; i++) {
+		pid_t pid = (pid_t)(1000 + i);
+		size_t len;
+
+		fake_proc(pid, "p");
+		assert_int_equal(mkdir(tpath("proc/%ld/fd", (long)pid), 0700), 0);
+		switch (i % 6) {
+		case 0: /* argv names an id */
+			len = (size_t)snprintf(text, sizeof(text), "tool%c--resume=%s%c", '\0', ids[i % 40], '\0');
+			fake_file(pid, "cmdline", text, len);
+			want++;
+			break;
+		case 1: /* the environment names one */
+			fake_file(pid, "cmdline", "tool\0", 5);
+			len = (size_t)snprintf(text, sizeof(text), "A=1%cCLAUDE_CODE_SESSION_ID=%s%c", '\0',
+					       ids[i % 40], '\0');
+			fake_file(pid, "environ", text, len);
+			want++;
+			break;
+		case 2: /* an fd on the transcript, behind many other fds when i % 60 == 2 */
+			fake_file(pid, "cmdline", "tool\0", 5);
+			for (k = 0; i % 60 == 2 && k < 300; k++)
+				assert_int_equal(symlink(tpath("sess"), tpath("proc/%ld/fd/%zu", (long)pid, 100 + k)), 0);
+			assert_int_equal(symlink(tpath("s.jsonl"), tpath("proc/%ld/fd/3", (long)pid)), 0);
+			want += i % 60 == 2 ? 2 : 1;
+			break;
+		case 3: /* a mapping only */
+			fake_file(pid, "cmdline", "tool\0", 5);
+			len = (size_t)snprintf(text, sizeof(text), "7f000000-7f100000 r--p 00000000 %x:%x %lu /s.jsonl\n",
+					       major(files[0].id.dev), minor(files[0].id.dev),
+					       (unsigned long)files[0].id.ino);
+			fake_file(pid, "maps", text, len);
+			want++;
+			break;
+		case 4: /* its cwd inside the session */
+			fake_file(pid, "cmdline", "tool\0", 5);
+			assert_int_equal(symlink(tpath("sess"), tpath("proc/%ld/cwd", (long)pid)), 0);
+			want++;
+			break;
+		default: /* nothing of the session */
+			fake_file(pid, "cmdline", "tool\0", 5);
+			break;
+		}
+	}
+
+	memset(&q, 0, sizeof(q));
+	q.procroot = fakeproc;
+	q.ids = ids;
+	q.n_ids = 40;
+	q.env_names = names;
+	q.n_env_names = 1;
+	q.files = files;
+	q.n_files = 2;
+	q.with_maps = true;
+	assert_int_equal(agc_holders_scan(&q, &h), 0);
+	assert_int_equal(h.n, want);
+	for (i = 0; i < N; i++) {
+		pid_t pid = (pid_t)(1000 + i);
+		size_t c = count_pid(&h, pid);
+		agc_why why[] = {AGC_WHY_CMDLINE, AGC_WHY_ENVIRON, AGC_WHY_OPEN_FILE, AGC_WHY_OPEN_FILE,
+				 AGC_WHY_CWD};
+
+		if (i % 6 == 5) {
+			assert_int_equal(c, 0);
+			continue;
+		}
+		assert_int_equal(c, i % 60 == 2 ? 2 : 1);
+		assert_non_null(find(&h, pid, why[i % 6]));
+		if (i % 6 < 2)
+			assert_string_equal(find(&h, pid, why[i % 6])->what, ids[i % 40]);
+	}
+
+	/* the order of the listing */
+	order = calloc(N, sizeof(*order));
+	assert_non_null(order);
+	d = opendir(fakeproc);
+	assert_non_null(d);
+	while ((e = readdir(d)))
+		if (e->d_name[0] >= '1' && e->d_name[0] <= '9')
+			order[n_order++] = (pid_t)atol(e->d_name);
+	closedir(d);
+	assert_int_equal(n_order, N);
+	for (i = 0, k = 0; i < h.n; i++) {
+		while (k < n_order && order[k] != h.v[i].pid)
+			k++;
+		assert_true(k < n_order); /* each holder at or after the one before it */
+	}
+	free(order);
+	agc_holders_release(&h);
+}
+
+/* pid dir replaced mid-scan (the pid reused): the checks of one process all read the process
+ * that was opened. Staged in a made-up tree: while the scan asks whether process 900 is
+ * accounted for (its cwd check), its dir is renamed away and a new 900 without the fd is put in
+ * its place; the fd check still reads the first one, which holds the transcript. */
+typedef struct swap_ctx {
+	int calls;
+} swap_ctx;
+
+static bool swap_900(pid_t pid, void *ud)
+{
+	swap_ctx *c = ud;
+	char text[512];
+
+	if (pid != 900 || c->calls++)
+		return true;
+	assert_int_equal(rename(tpath("proc/900"), tpath("old-900")), 0);
+	assert_int_equal(mkdir(tpath("proc/900"), 0700), 0);
+	snprintf(text, sizeof(text), "900 (other) S 1 900 900 0 -1 4194560 1 0 0 0 0 0 0 0 20 0 1 0 9000 5000 100\n");
+	writes_t("proc/900/stat", text);
+	write_t("proc/900/cmdline", "other\0", 6);
+	assert_int_equal(mkdir(tpath("proc/900/fd"), 0700), 0);
+	return true;
+}
+
+static void test_holders_pid_dir_replaced(void **state)
+{
+	agc_gate_file files[1] = {0}, project = {0};
+	agc_holders h = {NULL, 0, 0};
+	agc_gate_query q;
+	swap_ctx c = {0};
+	const agc_holder *x;
+
+	(void)state;
+	assert_int_equal(mkdir(tpath("proj"), 0700), 0);
+	writes_t("s.jsonl", "{}\n");
+	files[0].id = devino_t("s.jsonl");
+	files[0].label = "s.jsonl";
+	project.id = devino_t("proj");
+	project.label = "/work/proj";
+	fake_proc(900, "claude");
+	fake_file(900, "cmdline", "claude\0", 7);
+	assert_int_equal(symlink(tpath("proj"), tpath("proc/900/cwd")), 0);
+	assert_int_equal(mkdir(tpath("proc/900/fd"), 0700), 0);
+	assert_int_equal(symlink(tpath("s.jsonl"), tpath("proc/900/fd/7")), 0);
+
+	memset(&q, 0, sizeof(q));
+	q.procroot = fakeproc;
+	q.files = files;
+	q.n_files = 1;
+	q.agent_cwd = &project;
+	q.agent_proc = agent_is_claude;
+	q.accounted = swap_900;
+	q.accounted_ud = &c;
+	assert_int_equal(agc_holders_scan(&q, &h), 0);
+	assert_int_equal(c.calls, 1);
+	x = find(&h, 900, AGC_WHY_OPEN_FILE);
+	assert_non_null(x);
+	assert_string_equal(x->what, "s.jsonl");
+	assert_string_equal(x->command, "claude");
+	assert_int_equal(h.n, 1);
+	agc_holders_release(&h);
+}
+
 /* Mappings are read only for a process that is no holder yet: a holder by argv whose maps
  * cannot be read at all (a dir where the file should be) leaves the scan whole, while the
  * same maps of a process that holds nothing fail it (so they are read there). */
@@ -1092,6 +1274,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_holders_missing_procroot, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_holders_fake_tree, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_holders_cwd, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_holders_many_threads, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_holders_pid_dir_replaced, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_holders_maps_only_when_needed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_holders_unstatable_fd, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_holders_command_bounded, setup, teardown),

@@ -670,6 +670,193 @@ static void test_proc_argv_cwd_live(void **state)
 	agc_buf_release(&b);
 }
 
+/* The reads on an open /proc/PID (agc_proc_open and the _at functions) give what the path
+ * reads give: argv, environ, the cwd, the stat line, fds, and a mapping whose fd was closed
+ * (here through PROCMAP_QUERY where the kernel has it). */
+static void test_proc_at_live(void **state)
+{
+	agc_buf a = AGC_BUF_INIT, b = AGC_BUF_INIT;
+	agc_devino cwd;
+	agc_proc p, q;
+	struct stat dot;
+	want2 w;
+	void *map;
+	int pfd, fa, fb, root;
+
+	(void)state;
+	pfd = agc_proc_open("/proc", getpid());
+	assert_true(pfd >= 0);
+	assert_int_equal(agc_proc_argv_at(pfd, getpid(), 1 << 16, &a), 0);
+	assert_int_equal(agc_proc_argv("/proc", getpid(), 1 << 16, &b), 0);
+	assert_int_equal(a.len, b.len);
+	assert_memory_equal(a.ptr, b.ptr, a.len);
+	assert_int_equal(agc_proc_environ_at(pfd, getpid(), 1 << 20, &a), 0);
+	assert_int_equal(agc_proc_environ("/proc", getpid(), 1 << 20, &b), 0);
+	assert_int_equal(a.len, b.len);
+	assert_memory_equal(a.ptr, b.ptr, a.len);
+	assert_int_equal(agc_proc_cwd_id_at(pfd, getpid(), &cwd), 0);
+	assert_int_equal(stat(".", &dot), 0);
+	assert_true(cwd.dev == dot.st_dev && cwd.ino == dot.st_ino);
+	assert_int_equal(agc_proc_stat_at(pfd, getpid(), &p), 0);
+	assert_int_equal(agc_proc_stat("/proc", getpid(), &q), 0);
+	assert_int_equal(p.ppid, getppid());
+	assert_true(p.start == q.start && p.uid == q.uid && p.uid == getuid());
+	assert_string_equal(p.comm, q.comm);
+
+	memset(&w, 0, sizeof(w));
+	writes_t("at-a", "aaaa");
+	writes_t("at-b", "bbbb");
+	fa = open(tpath("at-a"), O_RDONLY | O_CLOEXEC);
+	assert_true(fa >= 0);
+	assert_int_equal(fstat(fa, &w.a), 0);
+	fb = open(tpath("at-b"), O_RDONLY | O_CLOEXEC);
+	assert_true(fb >= 0);
+	assert_int_equal(fstat(fb, &w.b), 0);
+	map = mmap(NULL, 4, PROT_READ, MAP_SHARED, fb, 0);
+	assert_true(map != MAP_FAILED);
+	close(fb);
+	assert_int_equal(agc_proc_fds_at(pfd, getpid(), count_two, &w), 0);
+	assert_int_equal(w.found_a, 1);
+	assert_int_equal(w.found_b, 0);
+	w.found_a = w.found_b = 0;
+	assert_int_equal(agc_proc_maps_at(pfd, getpid(), count_two, &w), 0);
+	assert_int_equal(w.found_a, 0);
+	assert_int_equal(w.found_b, 1);
+	munmap(map, 4);
+	close(fa);
+	close(pfd);
+	assert_int_equal(agc_proc_open("/proc", 0), AGC_ENOTFOUND);
+
+	/* under the table's dir opened once: the same process */
+	root = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	assert_true(root >= 0);
+	pfd = agc_proc_open_in(root, getpid());
+	assert_true(pfd >= 0);
+	assert_int_equal(agc_proc_stat_at(pfd, getpid(), &q), 0);
+	assert_true(q.start == p.start && q.ppid == p.ppid);
+	close(pfd);
+	assert_int_equal(agc_proc_open_in(root, 0), AGC_ENOTFOUND);
+	close(root);
+	root = open(fakeproc, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	assert_true(root >= 0);
+	assert_int_equal(agc_proc_open_in(root, 4321), AGC_ENOTFOUND);
+	fake_stat(4321, "x", 1, 1);
+	pfd = agc_proc_open_in(root, 4321);
+	assert_true(pfd >= 0);
+	assert_int_equal(agc_proc_stat_at(pfd, 4321, &q), 0);
+	assert_string_equal(q.comm, "x");
+	close(pfd);
+	close(root);
+	agc_buf_release(&a);
+	agc_buf_release(&b);
+}
+
+/* The mappings of a live process as the kernel's query gives them are the ones its maps text
+ * gives (the same text copied into a made-up tree, where only the text can be read). */
+static void test_proc_maps_query_matches_text(void **state)
+{
+	devinos live, text;
+	char buf[65536];
+	size_t i, got = 0;
+	ssize_t n;
+	pid_t child;
+	int fd, pfd, sync[2];
+	char c;
+
+	(void)state;
+	assert_int_equal(pipe2(sync, O_CLOEXEC), 0);
+	child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		close(sync[0]);
+		if (write(sync[1], "k", 1) != 1)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	close(sync[1]);
+	assert_int_equal(read(sync[0], &c, 1), 1);
+	close(sync[0]);
+
+	snprintf(buf, sizeof(buf), "/proc/%ld/maps", (long)child);
+	fd = open(buf, O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	while ((n = read(fd, buf + got, sizeof(buf) - 1 - got)) > 0)
+		got += (size_t)n;
+	close(fd);
+	fake_stat(950, "maps", 1, 1);
+	write_t("proc/950/maps", buf, got);
+
+	memset(&live, 0, sizeof(live));
+	memset(&text, 0, sizeof(text));
+	pfd = agc_proc_open("/proc", child);
+	assert_true(pfd >= 0);
+	assert_int_equal(agc_proc_maps_at(pfd, child, collect_files, &live), 0);
+	close(pfd);
+	pfd = agc_proc_open(fakeproc, 950);
+	assert_true(pfd >= 0);
+	assert_int_equal(agc_proc_maps_at(pfd, 950, collect_files, &text), 0);
+	close(pfd);
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+
+	assert_true(live.n > 0);
+	assert_int_equal(live.n, text.n);
+	for (i = 0; i < live.n; i++) {
+		assert_true(live.v[i].dev == text.v[i].dev);
+		assert_true(live.v[i].ino == text.v[i].ino);
+	}
+}
+
+/* A process that exits after its dir was opened: every read answers "gone", and never reads a
+ * process that took the pid since. In a made-up tree, a pid dir replaced after the open is not
+ * the one read: the reads stay on the dir that was opened. */
+static void test_proc_at_gone(void **state)
+{
+	agc_buf b = AGC_BUF_INIT;
+	agc_devino d;
+	agc_proc p;
+	devinos fds;
+	pid_t child;
+	int pfd;
+
+	(void)state;
+	child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		for (;;)
+			pause();
+	}
+	pfd = agc_proc_open("/proc", child);
+	assert_true(pfd >= 0);
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	memset(&fds, 0, sizeof(fds));
+	assert_int_equal(agc_proc_argv_at(pfd, child, 4096, &b), AGC_ENOTFOUND);
+	assert_int_equal(agc_proc_environ_at(pfd, child, 4096, &b), AGC_ENOTFOUND);
+	assert_int_equal(agc_proc_cwd_id_at(pfd, child, &d), AGC_ENOTFOUND);
+	assert_int_equal(agc_proc_fds_at(pfd, child, collect_files, &fds), AGC_ENOTFOUND);
+	assert_int_equal(agc_proc_maps_at(pfd, child, collect_files, &fds), AGC_ENOTFOUND);
+	assert_int_equal(agc_proc_stat_at(pfd, child, &p), AGC_ENOTFOUND);
+	assert_int_equal(fds.n, 0);
+	close(pfd);
+	assert_int_equal(agc_proc_open("/proc", child), AGC_ENOTFOUND);
+
+	fake_stat(960, "old", 1, 1);
+	write_t("proc/960/cmdline", "old\0", 4);
+	pfd = agc_proc_open(fakeproc, 960);
+	assert_true(pfd >= 0);
+	assert_int_equal(rename(tpath("proc/960"), tpath("old-960")), 0);
+	fake_stat(960, "new", 1, 1);
+	write_t("proc/960/cmdline", "new\0", 4);
+	assert_int_equal(agc_proc_argv_at(pfd, 960, 4096, &b), 0);
+	assert_string_equal(b.ptr, "old");
+	assert_int_equal(agc_proc_stat_at(pfd, 960, &p), 0);
+	assert_string_equal(p.comm, "old");
+	close(pfd);
+	agc_buf_release(&b);
+}
+
 /* Another user's fds and environment are not ours to read: AGC_EUNSAFE (skipped by the gate,
  * as fuser and lsof skip them), not an error. Needs root to become another user. */
 static void test_proc_unreadable(void **state)
@@ -832,6 +1019,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_proc_files_unstatable_fd, setup_tree, teardown_tree),
 		cmocka_unit_test_setup_teardown(test_proc_argv_environ_fake, setup_tree, teardown_tree),
 		cmocka_unit_test_setup_teardown(test_proc_argv_cwd_live, setup_tree, teardown_tree),
+		cmocka_unit_test_setup_teardown(test_proc_at_live, setup_tree, teardown_tree),
+		cmocka_unit_test_setup_teardown(test_proc_maps_query_matches_text, setup_tree, teardown_tree),
+		cmocka_unit_test_setup_teardown(test_proc_at_gone, setup_tree, teardown_tree),
 		cmocka_unit_test(test_proc_unreadable),
 		cmocka_unit_test_setup_teardown(test_proc_boot_ms_fake, setup_tree, teardown_tree),
 		cmocka_unit_test(test_proc_boot_ms_live),
