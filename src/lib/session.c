@@ -13,7 +13,7 @@
 #include "core.h"
 #include "db.h"
 #include "error.h"
-#include "remove.h"
+#include "scan.h"
 #include "session.h"
 
 void agc_plan_init(agc_plan *p, const agc_adapter *ad, agc_ctx *ctx, const agc_rootset *rs,
@@ -533,7 +533,7 @@ int agc_size_entry(int dirfd, const char *name, const struct stat *st, agc_size 
 {
 	uint64_t b = 0, d = 0;
 	int64_t mt = 0;
-	int rc = agc_remove_size_in(dirfd, name, st, AGC_SIZE_MAX_ENTRIES, &b, &d, &mt);
+	int rc = agc_scan_size_in(dirfd, name, st, AGC_SIZE_MAX_ENTRIES, NULL, NULL, &b, &d, &mt);
 
 	if (rc != 0)
 		return rc;
@@ -544,18 +544,23 @@ int agc_size_entry(int dirfd, const char *name, const struct stat *st, agc_size 
 	return 0;
 }
 
-/* The leaf of rel (slash: its last '/') beneath rootfd: its parent opened in *pfd and the leaf
- * lstat'ed. Returns 1, 0 when either is not there (nothing to count), or -1. */
-static int leaf_stat(int rootfd, const char *rel, const char *slash, int *pfd, struct stat *st)
+/* The leaf of rel beneath rootfd: its parent opened in *pfd, each component reached with
+ * O_NOFOLLOW (R2: a link on the way is not measured through), and the leaf lstat'ed; *leaf
+ * points into rel. Returns 1, 0 when either is not there or a link or a non-dir is on the way
+ * (nothing to count), or -1. */
+static int leaf_stat(int rootfd, const char *rel, int *pfd, const char **leaf, struct stat *st)
 {
-	char *parent = agc_strndup(rel, (size_t)(slash - rel));
+	agc_walk_status ws;
 	int e;
 
-	*pfd = parent ? openat(rootfd, parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
-	free(parent);
-	if (*pfd < 0)
-		return errno == ENOENT || errno == ENOTDIR ? 0 : -1;
-	if (fstatat(*pfd, slash + 1, st, AT_SYMLINK_NOFOLLOW) == 0)
+	ws = agc_walk_parent(rootfd, rel, pfd, leaf, &e);
+	if (ws == AGC_WALK_ENOENT || ws == AGC_WALK_SYMLINK || ws == AGC_WALK_NOTDIR)
+		return 0;
+	if (ws != AGC_WALK_OK) {
+		errno = e;
+		return -1;
+	}
+	if (fstatat(*pfd, *leaf, st, AT_SYMLINK_NOFOLLOW) == 0)
 		return 1;
 	e = errno;
 	close(*pfd);
@@ -564,7 +569,7 @@ static int leaf_stat(int rootfd, const char *rel, const char *slash, int *pfd, s
 
 int agc_size_at(int rootfd, const char *rel, agc_size *sz, int64_t *mtime_ms)
 {
-	const char *slash = strrchr(rel, '/');
+	const char *slash = strrchr(rel, '/'), *leaf;
 	struct stat st;
 	int pfd, rc;
 
@@ -572,9 +577,9 @@ int agc_size_at(int rootfd, const char *rel, agc_size *sz, int64_t *mtime_ms)
 		return 0;
 	if (!slash)
 		return agc_size_entry(rootfd, rel, NULL, sz, mtime_ms) == 0 ? 1 : 0;
-	if ((rc = leaf_stat(rootfd, rel, slash, &pfd, &st)) <= 0)
+	if ((rc = leaf_stat(rootfd, rel, &pfd, &leaf, &st)) <= 0)
 		return rc;
-	rc = agc_size_entry(pfd, slash + 1, &st, sz, mtime_ms);
+	rc = agc_size_entry(pfd, leaf, &st, sz, mtime_ms);
 	rc = rc == 0 ? 1 : rc == AGC_ENOTFOUND ? 0 : -1;
 	close(pfd);
 	return rc;
@@ -837,7 +842,7 @@ int agc_ls_charge(agc_ls_sink *s, size_t g, bool gate, int dirfd, const char *na
 			return errno == ENOENT ? AGC_ENOTFOUND : -1;
 		st = &own;
 	}
-	rc = agc_remove_size_visit_in(dirfd, name, st, AGC_SIZE_MAX_ENTRIES, gate ? charge_visit_cb : NULL,
+	rc = agc_scan_size_in(dirfd, name, st, AGC_SIZE_MAX_ENTRIES, gate ? charge_visit_cb : NULL,
 				      gate ? &v : NULL, &b, &d, &mt);
 	if (rc != 0)
 		return rc;
@@ -854,7 +859,7 @@ int agc_ls_charge(agc_ls_sink *s, size_t g, bool gate, int dirfd, const char *na
 int agc_ls_charge_at(agc_ls_sink *s, size_t g, bool gate, int rootfd, const char *rel, agc_size *sz,
 		     int64_t *mtime_ms)
 {
-	const char *slash = strrchr(rel, '/');
+	const char *slash = strrchr(rel, '/'), *leaf;
 	struct stat st;
 	int pfd, rc;
 
@@ -865,9 +870,9 @@ int agc_ls_charge_at(agc_ls_sink *s, size_t g, bool gate, int rootfd, const char
 			return 0;
 		return agc_ls_charge(s, g, gate, rootfd, rel, &st, sz, mtime_ms) == 0 ? 1 : 0;
 	}
-	if ((rc = leaf_stat(rootfd, rel, slash, &pfd, &st)) <= 0)
+	if ((rc = leaf_stat(rootfd, rel, &pfd, &leaf, &st)) <= 0)
 		return rc;
-	rc = agc_ls_charge(s, g, gate, pfd, slash + 1, &st, sz, mtime_ms);
+	rc = agc_ls_charge(s, g, gate, pfd, leaf, &st, sz, mtime_ms);
 	rc = rc == 0 ? 1 : rc == AGC_ENOTFOUND ? 0 : -1;
 	close(pfd);
 	return rc;
