@@ -673,6 +673,10 @@ typedef struct ls_collect {
 	int64_t now_ms;
 	ls_select sel;
 	struct { ls_row *v; size_t n, cap; } rows;
+	/* --limit N without --children: only the N first rows in the listing's order are kept, in
+	 * a heap whose root is the last of them, so memory does not grow with the home */
+	size_t keep;
+	agc_strpool projects; /* the rows' project paths, each kept once */
 	ls_gate gate;
 } ls_collect;
 
@@ -1054,11 +1058,56 @@ static int select_ok(ls_select *sel, const agc_ls_opts *o, const agc_session_inf
 	return 1;
 }
 
+static int cmp_rows(const void *a, const void *b, void *arg);
+
+static void row_release(ls_row *r)
+{
+	free((char *)r->info.id);
+	free((char *)r->info.parent);
+	free((char *)r->info.title);
+	free((char *)r->info.prompt);
+}
+
+/* The heap of kept rows (c->keep): each row comes after its children in the listing's order, so
+ * the root is the last row kept. */
+static void heap_down(ls_collect *c, size_t i)
+{
+	ls_row *v = c->rows.v, t;
+	size_t n = c->rows.n;
+
+	for (;;) {
+		size_t l = 2 * i + 1, m = i;
+
+		if (l < n && cmp_rows(&v[l], &v[m], (void *)&c->opts->sort) > 0)
+			m = l;
+		if (l + 1 < n && cmp_rows(&v[l + 1], &v[m], (void *)&c->opts->sort) > 0)
+			m = l + 1;
+		if (m == i)
+			return;
+		t = v[i];
+		v[i] = v[m];
+		v[m] = t;
+		i = m;
+	}
+}
+
+static void heap_up(ls_collect *c, size_t i)
+{
+	ls_row *v = c->rows.v, t;
+
+	while (i > 0 && cmp_rows(&v[(i - 1) / 2], &v[i], (void *)&c->opts->sort) < 0) {
+		t = v[i];
+		v[i] = v[(i - 1) / 2];
+		v[(i - 1) / 2] = t;
+		i = (i - 1) / 2;
+	}
+}
+
 static int ls_add(agc_ls_sink *s, const agc_session_info *in, size_t gate)
 {
 	ls_collect *c = (ls_collect *)s;
 	const agc_ls_opts *o = c->opts;
-	ls_row *r;
+	ls_row *r, cand;
 	int ok;
 
 	if (in->parent && !o->children)
@@ -1069,19 +1118,35 @@ static int ls_add(agc_ls_sink *s, const agc_session_info *in, size_t gate)
 		return 0;
 	if (o->newer_than_ms > 0 && in->updated_ms < c->now_ms - o->newer_than_ms)
 		return 0;
-	r = AGC_ARRAY_PUSH(&c->rows, (size_t)1 << 26);
-	if (!r)
-		return -1;
+	if (c->keep && c->rows.n >= c->keep) {
+		/* full: a row after the last kept one is not shown, else it takes that one's place */
+		cand.info = *in;
+		cand.gate = gate;
+		if (cmp_rows(&cand, &c->rows.v[0], (void *)&o->sort) >= 0)
+			return 0;
+		row_release(&c->rows.v[0]);
+		r = &c->rows.v[0];
+	} else {
+		r = AGC_ARRAY_PUSH(&c->rows, (size_t)1 << 26);
+		if (!r)
+			return -1;
+	}
 	r->info = *in;
 	r->gate = gate;
 	r->info.id = agc_strdup(in->id);
 	r->info.parent = in->parent ? agc_strdup(in->parent) : NULL;
-	r->info.project = in->project ? agc_strdup(in->project) : NULL;
+	r->info.project = agc_strpool_add(&c->projects, in->project);
 	/* one rule for every agent's titles (SPEC "Output", Titles) */
 	r->info.title = agc_title_cut(in->title);
 	r->info.prompt = in->prompt ? agc_strdup(in->prompt) : NULL;
-	if (!r->info.id)
+	if (!r->info.id || (in->project && !r->info.project))
 		return -1;
+	if (c->keep) {
+		if (r == &c->rows.v[0])
+			heap_down(c, 0);
+		else
+			heap_up(c, c->rows.n - 1);
+	}
 	return 0;
 }
 
@@ -1363,6 +1428,8 @@ int agc_ls(agc_ctx *ctx, const agc_ls_opts *opts, int (*cb)(const agc_session_in
 	c.sink.gate_parent = gate_parent;
 	c.opts = opts;
 	c.now_ms = ctx->now_ms;
+	/* with children, every row is needed to place each child under its parent */
+	c.keep = opts->children ? 0 : opts->limit;
 	if (select_init(&c.sel, opts) < 0)
 		return -1;
 	for (a = 0; agc_adapter_table[a]; a++) {
@@ -1400,14 +1467,10 @@ int agc_ls(agc_ctx *ctx, const agc_ls_opts *opts, int (*cb)(const agc_session_in
 				break;
 		free(order);
 	}
-	for (i = 0; i < c.rows.n; i++) {
-		free((char *)c.rows.v[i].info.id);
-		free((char *)c.rows.v[i].info.parent);
-		free((char *)c.rows.v[i].info.project);
-		free((char *)c.rows.v[i].info.title);
-		free((char *)c.rows.v[i].info.prompt);
-	}
+	for (i = 0; i < c.rows.n; i++)
+		row_release(&c.rows.v[i]);
 	free(c.rows.v);
+	agc_strpool_release(&c.projects);
 	select_release(&c.sel);
 	return rc;
 }

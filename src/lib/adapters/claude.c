@@ -1598,7 +1598,7 @@ static size_t claude_index(void)
 
 typedef struct row {
 	char id[AGC_UUID_LEN + 1];
-	char *project;
+	const char *project; /* in rows.projects */
 	char *title;
 	char *keydir;  /* the projects/ dir its transcript is in (root sessions) */
 	char *prompt;
@@ -1613,6 +1613,7 @@ typedef struct row {
 typedef struct rows {
 	row *v;
 	size_t n, cap;
+	agc_strpool projects; /* the rows' project paths, each kept once */
 	uint32_t *slots; /* open addressing: index + 1, 0 = empty */
 	size_t nslots;
 } rows;
@@ -2061,7 +2062,7 @@ static int list_subagents_at(rows *r, agc_ls_sink *sink, size_t gate, bool child
 		memcpy(w->id, aid, sizeof(aid));
 		w->gate = gate;
 		w->parent = agc_strdup(parent);
-		w->project = project ? agc_strdup(project) : NULL;
+		w->project = project;
 		w->updated_ms = ms_of(&st.st_mtim);
 		agc_size_entry(dirfd(d), e->d_name, &st, &w->sz, NULL);
 		w->created_ms = w->updated_ms;
@@ -2154,7 +2155,8 @@ static int list_projects(rows *r, agc_ls_sink *sink, const agc_root *root, int c
 			}
 			memcpy(w->id, f->d_name, AGC_UUID_LEN);
 			w->id[AGC_UUID_LEN] = '\0';
-			w->project = h.cwd;
+			w->project = agc_strpool_add(&r->projects, h.cwd);
+			free(h.cwd);
 			w->title = h.title;
 			w->prompt = h.prompt;
 			w->created_ms = h.created_ms ? h.created_ms : ms_of(&st.st_mtim);
@@ -2399,7 +2401,6 @@ static int claude_list(agc_ctx *ctx, const agc_rootset *rs, const agc_ls_opts *o
 	}
 out:
 	for (i = 0; i < r.n; i++) {
-		free(r.v[i].project);
 		free(r.v[i].title);
 		free(r.v[i].prompt);
 		free(r.v[i].parent);
@@ -2411,6 +2412,7 @@ out:
 	free(scratch);
 	free(r.v);
 	free(r.slots);
+	agc_strpool_release(&r.projects);
 	if (cfg >= 0)
 		close(cfg);
 	if (tmp >= 0)
