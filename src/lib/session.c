@@ -544,22 +544,22 @@ int agc_size_entry(int dirfd, const char *name, const struct stat *st, agc_size 
 	return 0;
 }
 
-/* The leaf of rel beneath rootfd: its parent opened in *pfd, each component reached with
- * O_NOFOLLOW (R2: a link on the way is not measured through), and the leaf lstat'ed; *leaf
- * points into rel. Returns 1, 0 when either is not there or a link or a non-dir is on the way
- * (nothing to count), or -1. */
+/* The leaf of rel beneath rootfd: its parent opened in *pfd and the leaf lstat'ed; *leaf
+ * points into rel. A link on the way is looked through, read-only, as discovery looks
+ * through it (agc_plan_add_art): SPEC "Sizes" gives ls the figure show and purge give, and
+ * R2 keeps removal, not measurement, off what lies behind a link. The leaf itself is never
+ * followed. Returns 1, 0 when either is not there (nothing to count), or -1. */
 static int leaf_stat(int rootfd, const char *rel, int *pfd, const char **leaf, struct stat *st)
 {
-	agc_walk_status ws;
+	const char *slash = strrchr(rel, '/');
+	char *parent = agc_strndup(rel, (size_t)(slash - rel));
 	int e;
 
-	ws = agc_walk_parent(rootfd, rel, pfd, leaf, &e);
-	if (ws == AGC_WALK_ENOENT || ws == AGC_WALK_SYMLINK || ws == AGC_WALK_NOTDIR)
-		return 0;
-	if (ws != AGC_WALK_OK) {
-		errno = e;
-		return -1;
-	}
+	*leaf = slash + 1;
+	*pfd = parent ? openat(rootfd, parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+	free(parent);
+	if (*pfd < 0)
+		return errno == ENOENT || errno == ENOTDIR ? 0 : -1;
 	if (fstatat(*pfd, *leaf, st, AT_SYMLINK_NOFOLLOW) == 0)
 		return 1;
 	e = errno;
