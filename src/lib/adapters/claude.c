@@ -1852,10 +1852,33 @@ static void paste_mentions(pastes *P, const char *line, size_t len, const row *o
 /* history.jsonl, read once for every session (R8: bounded as discovery reads it): each line
  * with its newline to the session it names, and the paste-cache files only that session's
  * lines reference (discover_history's two passes, for all sessions at once). */
+/* The index of the paste entries by hash (index + 1, 0 = empty), made twice as large. */
+static int grow_slots(uint32_t **slot, size_t *nslot, const pastes *P)
+{
+	size_t n = *nslot ? *nslot * 2 : 256, i, k;
+	uint32_t *v = calloc(n, sizeof(*v));
+
+	if (!v)
+		return agc_error_oom();
+	for (k = 0; k < P->n; k++) {
+		for (i = hash_id(P->v[k].hash) & (n - 1); v[i]; i = (i + 1) & (n - 1))
+			;
+		v[i] = (uint32_t)k + 1;
+	}
+	free(*slot);
+	*slot = v;
+	*nslot = n;
+	return 0;
+}
+
 static void charge_history(rows *r, int cfg)
 {
 	agc_buf in = AGC_BUF_INIT_MAX(((size_t)1 << 30) + 1);
 	pastes P = {0};
+	agc_strpool seen = {0}; /* the hashes of P, each once (P's entries point into it) */
+	uint32_t *pslot = NULL;
+	size_t nslot = 0, nseen = 0;
+	const char *ph;
 	struct { row **v; size_t n, cap; } owners = {0};
 	const char *s, *end;
 	struct stat st;
@@ -1899,22 +1922,30 @@ static void charge_history(rows *r, int cfg)
 
 				if (!h || !paste_hash_ok(h))
 					continue;
-				for (i = 0; i < P.n && strcmp(P.v[i].hash, h) != 0; i++)
-					;
-				if (i < P.n) {
-					if (P.v[i].owner != w)
-						P.v[i].shared = true;
+				/* each hash once: its entry found through the pool of hashes seen */
+				if (!(ph = agc_strpool_add(&seen, h)))
+					continue;
+				if (seen.n == nseen) {
+					for (i = hash_id(ph) & (nslot - 1); pslot[i] && P.v[pslot[i] - 1].hash != ph;
+					     i = (i + 1) & (nslot - 1))
+						;
+					if (pslot[i] && P.v[pslot[i] - 1].owner != w)
+						P.v[pslot[i] - 1].shared = true;
 					continue;
 				}
+				nseen = seen.n;
+				if (P.n + 1 > nslot / 2 && grow_slots(&pslot, &nslot, &P) < 0)
+					continue;
 				e = AGC_ARRAY_PUSH(&P, 100000);
-				if (!e || !(e->hash = agc_strdup(h))) {
-					if (e)
-						P.n--;
+				if (!e)
 					continue;
-				}
+				e->hash = (char *)ph;
 				e->owner = w;
 				e->shared = false;
 				P.lens[strlen(h)]++;
+				for (i = hash_id(ph) & (nslot - 1); pslot[i]; i = (i + 1) & (nslot - 1))
+					;
+				pslot[i] = (uint32_t)P.n;
 			}
 		}
 		json_decref(j);
@@ -1943,9 +1974,10 @@ static void charge_history(rows *r, int cfg)
 			snprintf(rel, sizeof(rel), "paste-cache/%s.txt", P.v[i].hash);
 			agc_size_at(cfg, rel, &P.v[i].owner->sz, NULL);
 		}
-		free(P.v[i].hash);
 	}
 	free(P.v);
+	free(pslot);
+	agc_strpool_release(&seen);
 	free(owners.v);
 	agc_buf_release(&in);
 }
