@@ -177,3 +177,54 @@ char *agc_strfmt(const char *fmt, ...)
 	}
 	return agc_buf_detach(&b, NULL);
 }
+
+static size_t pool_hash(const char *s)
+{
+	size_t h = 1469598103934665603u;
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 1099511628211u;
+	return h;
+}
+
+const char *agc_strpool_add(agc_strpool *p, const char *s)
+{
+	size_t i, mask;
+
+	if (!s)
+		return NULL;
+	if (p->n * 2 >= p->nslots) {
+		size_t n = p->nslots ? p->nslots * 2 : 64, k;
+		char **v = calloc(n, sizeof(*v));
+
+		if (!v)
+			return NULL;
+		for (k = 0; k < p->nslots; k++)
+			if (p->slots[k]) {
+				for (i = pool_hash(p->slots[k]) & (n - 1); v[i]; i = (i + 1) & (n - 1))
+					;
+				v[i] = p->slots[k];
+			}
+		free(p->slots);
+		p->slots = v;
+		p->nslots = n;
+	}
+	mask = p->nslots - 1;
+	for (i = pool_hash(s) & mask; p->slots[i]; i = (i + 1) & mask)
+		if (strcmp(p->slots[i], s) == 0)
+			return p->slots[i];
+	if (!(p->slots[i] = agc_strdup(s)))
+		return NULL;
+	p->n++;
+	return p->slots[i];
+}
+
+void agc_strpool_release(agc_strpool *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->nslots; i++)
+		free(p->slots[i]);
+	free(p->slots);
+	memset(p, 0, sizeof(*p));
+}

@@ -46,6 +46,17 @@ int agc_array_grow(void **ptr, size_t *cap, size_t need, size_t elsize, size_t m
 		 : (memset(&(a)->v[(a)->n], 0, sizeof(*(a)->v)), &(a)->v[(a)->n++]))
 
 /* strdup that records out-of-memory. */
+/* A set of strings each kept once (a listing's project paths: many sessions share one). */
+typedef struct agc_strpool {
+	char **slots; /* open addressing, NULL = empty */
+	size_t n, nslots;
+} agc_strpool;
+
+/* The pool's copy of s (made on first use), or NULL out of memory; valid until the pool is
+ * released. NULL for s NULL. */
+const char *agc_strpool_add(agc_strpool *p, const char *s);
+void agc_strpool_release(agc_strpool *p);
+
 char *agc_strdup(const char *s);
 char *agc_strndup(const char *s, size_t n);
 /* printf into a new string. */

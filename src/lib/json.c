@@ -163,7 +163,8 @@ static int open_fail(int e, const char *why, const char *name)
 	return -1;
 }
 
-int agc_open_file_at(int dirfd, const char *name, unsigned flags, struct stat *st)
+static int open_file(int dirfd, const char *name, unsigned flags, const struct stat *given,
+		     struct stat *st)
 {
 	bool follow = flags & AGC_OPEN_FOLLOW;
 	struct stat seen, now;
@@ -172,7 +173,9 @@ int agc_open_file_at(int dirfd, const char *name, unsigned flags, struct stat *s
 	/* R8: look before opening. Opening a FIFO blocks until a writer comes (or, non-blocking,
 	 * still talks to one), a device may act on open (a tape rewinds, a modem line rises) and
 	 * /dev/zero never ends: only a regular file is ever opened. */
-	if (fstatat(dirfd, name, &seen, follow ? 0 : AT_SYMLINK_NOFOLLOW) < 0) {
+	if (given) {
+		seen = *given;
+	} else if (fstatat(dirfd, name, &seen, follow ? 0 : AT_SYMLINK_NOFOLLOW) < 0) {
 		e = errno;
 		if (e == ENOENT) {
 			errno = e;
@@ -204,6 +207,16 @@ int agc_open_file_at(int dirfd, const char *name, unsigned flags, struct stat *s
 	if (st)
 		*st = now;
 	return fd;
+}
+
+int agc_open_file_at(int dirfd, const char *name, unsigned flags, struct stat *st)
+{
+	return open_file(dirfd, name, flags, NULL, st);
+}
+
+int agc_open_file_seen(int dirfd, const char *name, const struct stat *seen, struct stat *st)
+{
+	return open_file(dirfd, name, 0, seen, st);
 }
 
 int agc_read_at(int dirfd, const char *name, size_t max, agc_buf *out)

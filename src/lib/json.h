@@ -51,6 +51,11 @@ typedef enum agc_open_flags {
  * regular, ESTALE when the entry changed between the look and the open. */
 int agc_open_file_at(int dirfd, const char *name, unsigned flags, struct stat *st);
 
+/* agc_open_file_at when the caller has just examined name itself: seen is its lstat (the
+ * listing's look), held to the same rules (only a regular file is opened, never a link) and
+ * compared with the file opened, so the look is not made twice; NULL: look here. */
+int agc_open_file_seen(int dirfd, const char *name, const struct stat *seen, struct stat *st);
+
 /* Read a whole regular file name beneath dirfd (never through a symlink) into out, at most max
  * bytes (out's own cap must allow max + 1). A FIFO or a device is never opened
  * (agc_open_file_at). Returns 0, AGC_ENOTFOUND, or -1 (too large, not a regular file, I/O). */

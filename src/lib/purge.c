@@ -17,6 +17,7 @@
 #include "lines.h"
 #include "remove.h"
 #include "report.h"
+#include "scan.h"
 #include "session.h"
 
 typedef enum mode {
@@ -200,7 +201,7 @@ static bool gate(agc_plan *p, agc_report *r)
 
 			g.label = a->rel;
 			if (!a->behind_link) {
-				agc_remove_visit(rootfd, a->rel, AGC_GATE_MAX_FILES, gate_visit, &g, &b, &mt);
+				agc_scan_measure(rootfd, a->rel, AGC_GATE_MAX_FILES, gate_visit, &g, &b, NULL, &mt);
 			} else {
 				/* Behind a link nothing is removed, yet a process writing there still
 				 * runs the session: look through the link, read-only. */
@@ -209,8 +210,8 @@ static bool gate(agc_plan *p, agc_report *r)
 				int pfd = parent ? openat(rootfd, parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
 
 				if (pfd >= 0) {
-					agc_remove_visit_in(pfd, slash + 1, NULL, AGC_GATE_MAX_FILES, gate_visit, &g,
-							    &b, &mt);
+					agc_scan_size_in(pfd, slash + 1, NULL, AGC_GATE_MAX_FILES, gate_visit, &g, &b,
+							 NULL, &mt);
 					close(pfd);
 				}
 				free(parent);

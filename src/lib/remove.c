@@ -18,6 +18,7 @@
 
 #include "error.h"
 #include "remove.h"
+#include "scan.h"
 
 #define RM_MAX_DEPTH AGC_RM_MAX_DEPTH
 
@@ -38,153 +39,13 @@ typedef struct rm_frame {
 typedef struct rm_walk {
 	const char *last;     /* direct child of the artifact to remove after all others, or NULL */
 	bool remove;          /* false for a dry run or a measurement */
-	bool quiet;           /* measuring: failures are skipped, not reported */
 	dev_t dev;            /* the artifact's file system (R3) */
 	uint64_t max_entries; /* 0: no bound */
 	uint64_t entries;
 	bool stop;            /* max_entries reached */
 	uint64_t nfail;       /* failures so far, the first one is in res */
-	int64_t mtime_ms;     /* newest mtime seen */
 	agc_rm_result *res;
-	void (*visit)(const struct stat *st, void *ud); /* measuring: called for every entry */
-	void *visit_ud;
 } rm_walk;
-
-/* Whether an entry is the root of a mount, as far as the system can tell (R3). */
-typedef enum rm_mnt {
-	RM_MNT_NO = 0,
-	RM_MNT_YES,
-	RM_MNT_UNKNOWN,
-} rm_mnt;
-
-#if defined(__linux__) && defined(STATX_ATTR_MOUNT_ROOT)
-#define RM_HAVE_STATX 1
-
-/* What statx says about a mount: STATX_ATTR_MOUNT_ROOT is reported since Linux 5.8, and only
- * when stx_attributes_mask has it is its absence a "no". An automount point counts as a mount:
- * entering it would mount something there. */
-static rm_mnt mnt_of(const struct statx *sx)
-{
-	if ((sx->stx_attributes_mask & STATX_ATTR_AUTOMOUNT) && (sx->stx_attributes & STATX_ATTR_AUTOMOUNT))
-		return RM_MNT_YES;
-	if (!(sx->stx_attributes_mask & STATX_ATTR_MOUNT_ROOT))
-		return RM_MNT_UNKNOWN;
-	return (sx->stx_attributes & STATX_ATTR_MOUNT_ROOT) ? RM_MNT_YES : RM_MNT_NO;
-}
-
-static void ts_of(struct timespec *ts, const struct statx_timestamp *t)
-{
-	ts->tv_sec = (time_t)t->tv_sec;
-	ts->tv_nsec = (long)t->tv_nsec;
-}
-
-/* The struct stat that fstatat would have given, from statx's answer. */
-static void stat_of(const struct statx *sx, struct stat *st)
-{
-	memset(st, 0, sizeof(*st));
-	st->st_dev = makedev(sx->stx_dev_major, sx->stx_dev_minor);
-	st->st_ino = (ino_t)sx->stx_ino;
-	st->st_mode = (mode_t)sx->stx_mode;
-	st->st_nlink = (nlink_t)sx->stx_nlink;
-	st->st_uid = (uid_t)sx->stx_uid;
-	st->st_gid = (gid_t)sx->stx_gid;
-	st->st_rdev = makedev(sx->stx_rdev_major, sx->stx_rdev_minor);
-	st->st_size = (off_t)sx->stx_size;
-	st->st_blksize = (blksize_t)sx->stx_blksize;
-	st->st_blocks = (blkcnt_t)sx->stx_blocks;
-	ts_of(&st->st_atim, &sx->stx_atime);
-	ts_of(&st->st_mtim, &sx->stx_mtime);
-	ts_of(&st->st_ctim, &sx->stx_ctime);
-}
-#endif
-
-/* fstatat(dfd, name, AT_SYMLINK_NOFOLLOW) that also tells whether name is a mount point (R3):
- * a bind mount of another dir of the same file system has its parent's st_dev, so only statx's
- * STATX_ATTR_MOUNT_ROOT can tell it before it is entered. *mnt is RM_MNT_UNKNOWN where statx
- * cannot say. Returns 0, or -1 with errno set. */
-static int rm_lstat(int dfd, const char *name, struct stat *st, rm_mnt *mnt)
-{
-#ifdef RM_HAVE_STATX
-	struct statx sx;
-
-	/* AT_NO_AUTOMOUNT: looking at an automount point must not mount anything. */
-	if (statx(dfd, name, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT, STATX_BASIC_STATS, &sx) == 0) {
-		stat_of(&sx, st);
-		*mnt = mnt_of(&sx);
-		return 0;
-	}
-	/* A kernel without statx, or a sandbox that filters it: fstatat still answers. */
-	if (errno != ENOSYS && errno != EPERM)
-		return -1;
-#endif
-	*mnt = RM_MNT_UNKNOWN;
-	return fstatat(dfd, name, st, AT_SYMLINK_NOFOLLOW);
-}
-
-#ifdef __linux__
-/* The mnt_id of the open fd, from /proc/self/fdinfo (Linux 3.15 and later), or -1. */
-static long fdinfo_mnt_id(int fd)
-{
-	char path[64], buf[1024], *p;
-	ssize_t n;
-	int pfd;
-
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	pfd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-	if (pfd < 0)
-		return -1;
-	do
-		n = read(pfd, buf, sizeof(buf) - 1);
-	while (n < 0 && errno == EINTR);
-	close(pfd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	for (p = buf; p; p = strchr(p, '\n')) {
-		if (*p == '\n')
-			p++;
-		if (strncmp(p, "mnt_id:", 7) == 0) {
-			char *end;
-			long id = strtol(p + 7, &end, 10);
-
-			return end == p + 7 || id < 0 ? -1 : id;
-		}
-	}
-	return -1;
-}
-#endif
-
-/* Whether the directory open at fd is a mount point, parent being the directory it was opened
- * from (both borrowed). Asked of the fd that is about to be walked, so no swap after the
- * check can change the answer: statx on the fd, else its mount id against its parent's. */
-static rm_mnt fd_mount(int fd, int parent)
-{
-#ifdef RM_HAVE_STATX
-	struct statx sx;
-
-	if (statx(fd, "", AT_EMPTY_PATH, STATX_TYPE, &sx) == 0 && mnt_of(&sx) != RM_MNT_UNKNOWN)
-		return mnt_of(&sx);
-#endif
-#ifdef __linux__
-	{
-		long a = fdinfo_mnt_id(fd), b = fdinfo_mnt_id(parent);
-
-		if (a >= 0 && b >= 0)
-			return a != b ? RM_MNT_YES : RM_MNT_NO;
-	}
-	return RM_MNT_UNKNOWN;
-#else
-	/* No bind mounts here: the device check of the callers is what tells a mount point. */
-	(void)fd;
-	(void)parent;
-	return RM_MNT_NO;
-#endif
-}
-
-static int64_t mtime_ms(const struct stat *st)
-{
-	return (int64_t)ST_MTIM(st).tv_sec * 1000 + (int64_t)(ST_MTIM(st).tv_nsec / 1000000);
-}
 
 static bool same_file(const struct stat *a, const struct stat *b)
 {
@@ -230,7 +91,7 @@ static void rm_fail(rm_walk *w, const rm_frame *fr, const char *name, agc_walk_s
 	char path[1024];
 
 	w->nfail++;
-	if (w->quiet || w->res->status != AGC_WALK_OK)
+	if (w->res->status != AGC_WALK_OK)
 		return;
 	w->res->status = st;
 	w->res->err = err;
@@ -262,10 +123,10 @@ static void rm_entry(rm_walk *w, int dfd, const rm_frame *fr, const char *name, 
 {
 	struct stat st, now;
 	uint64_t before;
-	rm_mnt mnt;
+	agc_mnt mnt;
 	int cfd;
 
-	if (rm_lstat(dfd, name, &st, &mnt) < 0) {
+	if (agc_scan_lstat(dfd, name, &st, &mnt) < 0) {
 		/* Gone already is what removal wants. */
 		if (errno != ENOENT)
 			rm_fail(w, fr, name, rm_status(errno), errno, NULL);
@@ -275,17 +136,13 @@ static void rm_entry(rm_walk *w, int dfd, const rm_frame *fr, const char *name, 
 	if (w->max_entries && w->entries >= w->max_entries)
 		w->stop = true;
 	/* R3: a mount point (a bind mount of another dir or file, even of the same file system)
-	 * is neither entered, removed, measured nor visited: what lies there is not the
+	 * is neither entered, removed nor counted: what lies there is not the
 	 * artifact's. */
-	if (mnt == RM_MNT_YES) {
+	if (mnt == AGC_MNT_YES) {
 		rm_fail(w, fr, name, AGC_WALK_MOUNT, 0, RM_MOUNT_WHY);
 		return;
 	}
-	if (w->visit)
-		w->visit(&st, w->visit_ud);
 	w->res->disk += (uint64_t)st.st_blocks * 512;
-	if (mtime_ms(&st) > w->mtime_ms)
-		w->mtime_ms = mtime_ms(&st);
 
 	if (!S_ISDIR(st.st_mode)) {
 		/* R2: a link (to "/", to a dir outside, dangling, a loop) goes as the link alone:
@@ -307,7 +164,7 @@ static void rm_entry(rm_walk *w, int dfd, const rm_frame *fr, const char *name, 
 	/* R3: a directory on another file system is a mount point (or, where statx says it is
 	 * not one, a file system of its own such as a btrfs subvolume); stay off it. */
 	if (st.st_dev != w->dev) {
-		if (mnt == RM_MNT_NO)
+		if (mnt == AGC_MNT_NO)
 			rm_fail(w, fr, name, AGC_WALK_XDEV, 0, "on another file system");
 		else
 			rm_fail(w, fr, name, AGC_WALK_MOUNT, 0, RM_MOUNT_WHY);
@@ -335,17 +192,17 @@ static void rm_entry(rm_walk *w, int dfd, const rm_frame *fr, const char *name, 
 		return;
 	}
 	/* R3: the directory opened must be the one fstatat saw, or a swap led elsewhere. */
-	if (fstat(cfd, &now) < 0 || !same_file(&now, &st)) {
+	mnt = agc_scan_fd_mount(cfd, dfd, &now);
+	if (!same_file(&now, &st)) {
 		close(cfd);
 		rm_fail(w, fr, name, AGC_WALK_CHANGED, 0, "replaced while being removed");
 		return;
 	}
 	/* R3: asked again of the fd to be walked, so a mount made since the check, or one statx
 	 * could not tell, is not entered either; where nothing can tell, nothing is entered. */
-	mnt = fd_mount(cfd, dfd);
-	if (mnt != RM_MNT_NO) {
+	if (mnt != AGC_MNT_NO) {
 		close(cfd);
-		if (mnt == RM_MNT_YES)
+		if (mnt == AGC_MNT_YES)
 			rm_fail(w, fr, name, AGC_WALK_MOUNT, 0, RM_MOUNT_WHY);
 		else
 			rm_fail(w, fr, name, AGC_WALK_ERROR, 0, "cannot tell whether it is a mount point");
@@ -467,7 +324,7 @@ static int rm_leaf_fail(agc_rm_result *res, const char *rel, agc_walk_status st,
 /* Reach rel's parent and examine the leaf. On 0, *pfd is the parent (caller closes), *leaf
  * its name, *st what fstatat saw and *mnt whether it is a mount point. */
 static int rm_reach(int rootfd, const char *rel, int *pfd, const char **leaf, struct stat *st,
-		    rm_mnt *mnt, agc_rm_result *res, const char *what)
+		    agc_mnt *mnt, agc_rm_result *res, const char *what)
 {
 	agc_walk_status ws;
 	int err;
@@ -476,7 +333,7 @@ static int rm_reach(int rootfd, const char *rel, int *pfd, const char **leaf, st
 	ws = agc_walk_parent(rootfd, rel, pfd, leaf, &err);
 	if (ws != AGC_WALK_OK)
 		return rm_leaf_fail(res, rel, ws, err, what);
-	if (rm_lstat(*pfd, *leaf, st, mnt) < 0) {
+	if (agc_scan_lstat(*pfd, *leaf, st, mnt) < 0) {
 		err = errno;
 		close(*pfd);
 		return rm_leaf_fail(res, rel, err == ENOENT ? AGC_WALK_ENOENT : rm_status(err), err, what);
@@ -490,7 +347,7 @@ static int rm_open_leaf(int pfd, const char *leaf, const struct stat *st, const 
 			agc_rm_result *res, const char *what)
 {
 	struct stat now;
-	rm_mnt mnt;
+	agc_mnt mnt;
 	int dfd, e;
 
 	/* R3: the artifact directory is entered without following a link swapped in. */
@@ -504,17 +361,17 @@ static int rm_open_leaf(int pfd, const char *leaf, const struct stat *st, const 
 		return -1;
 	}
 	/* R3: what was opened must be what fstatat saw (OpenBSD rm_overwrite). */
-	if (fstat(dfd, &now) < 0 || !same_file(&now, st)) {
+	mnt = agc_scan_fd_mount(dfd, pfd, &now);
+	if (!same_file(&now, st)) {
 		close(dfd);
 		rm_leaf_fail(res, rel, AGC_WALK_CHANGED, 0, what);
 		return -1;
 	}
 	/* R3: an artifact dir that is itself a mount point (a bind mount of another dir, even
 	 * of the same file system) is never emptied; asked of the fd about to be walked. */
-	mnt = fd_mount(dfd, pfd);
-	if (mnt != RM_MNT_NO) {
+	if (mnt != AGC_MNT_NO) {
 		close(dfd);
-		if (mnt == RM_MNT_YES) {
+		if (mnt == AGC_MNT_YES) {
 			rm_leaf_fail(res, rel, AGC_WALK_MOUNT, 0, what);
 		} else {
 			char path[1024];
@@ -538,7 +395,7 @@ int agc_remove_beneath(int rootfd, const char *rel, dev_t expect_dev, ino_t expe
 	rm_frame top = {NULL, rel};
 	const char *leaf;
 	struct stat st, pst;
-	rm_mnt mnt;
+	agc_mnt mnt;
 	int pfd, dfd, rc;
 
 	memset(res, 0, sizeof(*res));
@@ -558,7 +415,7 @@ int agc_remove_beneath(int rootfd, const char *rel, dev_t expect_dev, ino_t expe
 
 	/* R3: an artifact that is itself a mount point (a dir, or a file bind-mounted over the
 	 * artifact's name) is left there: what it shows is not the artifact's. */
-	if (mnt == RM_MNT_YES) {
+	if (mnt == AGC_MNT_YES) {
 		close(pfd);
 		return rm_leaf_fail(res, rel, AGC_WALK_MOUNT, 0, "remove");
 	}
@@ -584,7 +441,7 @@ int agc_remove_beneath(int rootfd, const char *rel, dev_t expect_dev, ino_t expe
 	 * another file system; it is left alone. */
 	if (fstat(pfd, &pst) < 0 || pst.st_dev != st.st_dev) {
 		close(pfd);
-		rm_leaf_fail(res, rel, mnt == RM_MNT_NO ? AGC_WALK_XDEV : AGC_WALK_MOUNT, 0, "remove");
+		rm_leaf_fail(res, rel, mnt == AGC_MNT_NO ? AGC_WALK_XDEV : AGC_WALK_MOUNT, 0, "remove");
 		return -1;
 	}
 	dfd = rm_open_leaf(pfd, leaf, &st, rel, res, "remove");
@@ -604,125 +461,4 @@ int agc_remove_beneath(int rootfd, const char *rel, dev_t expect_dev, ino_t expe
 	}
 	close(pfd);
 	return res->status == AGC_WALK_OK ? 0 : -1;
-}
-
-int agc_remove_measure(int rootfd, const char *rel, uint64_t max_entries, uint64_t *bytes,
-		       int64_t *mtime_ms_out)
-{
-	return agc_remove_visit(rootfd, rel, max_entries, NULL, NULL, bytes, mtime_ms_out);
-}
-
-/* Measure (and visit) what st describes at leaf of the directory pfd (borrowed). An artifact
- * that is a mount point (mnt) measures 0 bytes: nothing behind a mount is counted (R3). */
-static int measure_from(int pfd, const char *leaf, const struct stat *st, rm_mnt mnt,
-			uint64_t max_entries,
-			void (*visit)(const struct stat *st, void *ud), void *ud, uint64_t *bytes,
-			uint64_t *disk, int64_t *mtime_ms_out)
-{
-	agc_rm_result res = {0};
-	rm_walk w = {0};
-	rm_frame top = {NULL, leaf};
-	int dfd;
-
-	w.quiet = true;
-	w.visit = visit;
-	w.visit_ud = ud;
-	w.dev = st->st_dev;
-	w.max_entries = max_entries;
-	w.mtime_ms = mtime_ms(st);
-	w.res = &res;
-	if (mnt == RM_MNT_YES) {
-		/* not entered, not counted, yet still there to be reported */
-	} else if (S_ISDIR(st->st_mode)) {
-		dfd = rm_open_leaf(pfd, leaf, st, leaf, &res, "measure");
-		if (dfd < 0 && res.status == AGC_WALK_MOUNT) {
-			*bytes = 0;
-			if (disk)
-				*disk = 0;
-			*mtime_ms_out = w.mtime_ms;
-			return 0;
-		}
-		res.disk = (uint64_t)st->st_blocks * 512;
-		if (dfd < 0)
-			return res.status == AGC_WALK_ENOENT ? AGC_ENOTFOUND : -1;
-		/* What cannot be read inside (permission, another file system) is left out of
-		 * the sum: a measurement is an estimate. */
-		rm_empty(&w, dfd, &top, 1);
-	} else {
-		res.bytes = S_ISREG(st->st_mode) ? (uint64_t)st->st_size : 0;
-		res.disk = (uint64_t)st->st_blocks * 512;
-	}
-	*bytes = res.bytes;
-	if (disk)
-		*disk = res.disk;
-	*mtime_ms_out = w.mtime_ms;
-	return 0;
-}
-
-int agc_remove_visit(int rootfd, const char *rel, uint64_t max_entries,
-		     void (*visit)(const struct stat *st, void *ud), void *ud, uint64_t *bytes,
-		     int64_t *mtime_ms_out)
-{
-	agc_rm_result res = {0};
-	const char *leaf;
-	struct stat st;
-	rm_mnt mnt;
-	int pfd, rc;
-
-	rc = rm_reach(rootfd, rel, &pfd, &leaf, &st, &mnt, &res, "measure");
-	if (rc < 0)
-		return rc;
-	rc = measure_from(pfd, leaf, &st, mnt, max_entries, visit, ud, bytes, NULL, mtime_ms_out);
-	close(pfd);
-	return rc;
-}
-
-int agc_remove_measure_in(int dirfd, const char *name, const struct stat *st, uint64_t max_entries,
-			  uint64_t *bytes, int64_t *mtime_ms_out)
-{
-	return agc_remove_visit_in(dirfd, name, st, max_entries, NULL, NULL, bytes, mtime_ms_out);
-}
-
-static int visit_in(int dirfd, const char *name, const struct stat *st, uint64_t max_entries,
-		    void (*visit)(const struct stat *st, void *ud), void *ud, uint64_t *bytes,
-		    uint64_t *disk, int64_t *mtime_ms_out);
-
-int agc_remove_size_in(int dirfd, const char *name, const struct stat *st, uint64_t max_entries,
-		       uint64_t *bytes, uint64_t *disk, int64_t *mtime_ms_out)
-{
-	return visit_in(dirfd, name, st, max_entries, NULL, NULL, bytes, disk, mtime_ms_out);
-}
-
-int agc_remove_size_visit_in(int dirfd, const char *name, const struct stat *st, uint64_t max_entries,
-			     void (*visit)(const struct stat *st, void *ud), void *ud, uint64_t *bytes,
-			     uint64_t *disk, int64_t *mtime_ms_out)
-{
-	return visit_in(dirfd, name, st, max_entries, visit, ud, bytes, disk, mtime_ms_out);
-}
-
-int agc_remove_visit_in(int dirfd, const char *name, const struct stat *st, uint64_t max_entries,
-			void (*visit)(const struct stat *st, void *ud), void *ud, uint64_t *bytes,
-			int64_t *mtime_ms_out)
-{
-	return visit_in(dirfd, name, st, max_entries, visit, ud, bytes, NULL, mtime_ms_out);
-}
-
-static int visit_in(int dirfd, const char *name, const struct stat *st, uint64_t max_entries,
-		    void (*visit)(const struct stat *st, void *ud), void *ud, uint64_t *bytes,
-		    uint64_t *disk, int64_t *mtime_ms_out)
-{
-	struct stat own;
-	rm_mnt mnt = RM_MNT_UNKNOWN;
-
-	/* One name in an open directory: no path is walked, nothing through a link. */
-	if (!agc_walk_rel_ok(name) || strchr(name, '/'))
-		return agc_error_set(-1, "'%s' is not a name", name);
-	if (!st) {
-		if (rm_lstat(dirfd, name, &own, &mnt) < 0)
-			return errno == ENOENT ? AGC_ENOTFOUND
-					       : agc_error_errno(-1, errno, "cannot measure '%s'", name);
-		st = &own;
-	}
-	/* With the caller's st, a dir that is a mount point is still told by rm_open_leaf. */
-	return measure_from(dirfd, name, st, mnt, max_entries, visit, ud, bytes, disk, mtime_ms_out);
 }

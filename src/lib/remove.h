@@ -1,16 +1,18 @@
-/* Removing one artifact beneath its root through directory fds (SPEC R2, R3). */
+/* Removing one artifact beneath its root through directory fds (SPEC R2, R3). Measuring
+ * without removing is the scanner's (scan.h). */
 #ifndef AGC_REMOVE_H
 #define AGC_REMOVE_H
 
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "scan.h"
 #include "walk.h"
 
 /* How deep a directory tree inside an artifact may go (R8). Each level holds one fd and one
  * stack frame, so the bound keeps both finite whatever the tree looks like; a deeper tree is
  * left with AGC_WALK_DEEP. */
-#define AGC_RM_MAX_DEPTH 512
+#define AGC_RM_MAX_DEPTH AGC_SCAN_MAX_DEPTH
 
 typedef enum agc_rm_flags {
 	AGC_RM_DRY_RUN = 1 << 0, /* count what would go, change nothing */
@@ -48,40 +50,5 @@ typedef struct agc_rm_result {
  * did not exist, -1 otherwise (res->status says why; the error message is set). */
 int agc_remove_beneath(int rootfd, const char *rel, dev_t expect_dev, ino_t expect_ino,
 		       const char *last, unsigned flags, agc_rm_result *res);
-
-/* Sum the size and newest mtime of what lies at rel beneath rootfd without following links
- * (a directory recursively, at most max_entries entries). Used by discovery and ls. Nothing
- * behind a mount point is counted (R3): an artifact that is one measures 0 bytes.
- * Returns 0, AGC_ENOTFOUND, or -1. *bytes and *mtime_ms are written on 0. */
-int agc_remove_measure(int rootfd, const char *rel, uint64_t max_entries, uint64_t *bytes,
-		       int64_t *mtime_ms);
-
-struct stat;
-/* SPEC "Output", Sizes: what lies at name of the open directory dirfd (borrowed; st its lstat,
- * or NULL), measured as agc_remove_measure_in does, with disk the st_blocks x 512 of the entry
- * and of everything inside it that was measured. Same returns. */
-int agc_remove_size_in(int dirfd, const char *name, const struct stat *st, uint64_t max_entries,
-		       uint64_t *bytes, uint64_t *disk, int64_t *mtime_ms);
-
-/* agc_remove_size_in that also visits every entry inside, as agc_remove_visit does. */
-int agc_remove_size_visit_in(int dirfd, const char *name, const struct stat *st, uint64_t max_entries,
-			     void (*visit)(const struct stat *st, void *ud), void *ud, uint64_t *bytes,
-			     uint64_t *disk, int64_t *mtime_ms);
-
-/* agc_remove_measure that also calls visit with the lstat of every entry inside a directory
- * (not the artifact itself), never of a mount point nor of what lies behind one. */
-int agc_remove_visit(int rootfd, const char *rel, uint64_t max_entries,
-		     void (*visit)(const struct stat *st, void *ud), void *ud, uint64_t *bytes,
-		     int64_t *mtime_ms);
-
-/* Measure the entry name of the open directory dirfd (borrowed); st is its lstat when the
- * caller has it (else NULL). The fast path of listings. Same returns as agc_remove_measure. */
-int agc_remove_measure_in(int dirfd, const char *name, const struct stat *st, uint64_t max_entries,
-			  uint64_t *bytes, int64_t *mtime_ms);
-
-/* agc_remove_measure_in that also visits every entry inside, as agc_remove_visit does. */
-int agc_remove_visit_in(int dirfd, const char *name, const struct stat *st, uint64_t max_entries,
-			void (*visit)(const struct stat *st, void *ud), void *ud, uint64_t *bytes,
-			int64_t *mtime_ms);
 
 #endif

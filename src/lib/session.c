@@ -13,7 +13,7 @@
 #include "core.h"
 #include "db.h"
 #include "error.h"
-#include "remove.h"
+#include "scan.h"
 #include "session.h"
 
 void agc_plan_init(agc_plan *p, const agc_adapter *ad, agc_ctx *ctx, const agc_rootset *rs,
@@ -555,7 +555,7 @@ int agc_size_entry(int dirfd, const char *name, const struct stat *st, agc_size 
 {
 	uint64_t b = 0, d = 0;
 	int64_t mt = 0;
-	int rc = agc_remove_size_in(dirfd, name, st, AGC_SIZE_MAX_ENTRIES, &b, &d, &mt);
+	int rc = agc_scan_size_in(dirfd, name, st, AGC_SIZE_MAX_ENTRIES, NULL, NULL, &b, &d, &mt);
 
 	if (rc != 0)
 		return rc;
@@ -566,18 +566,23 @@ int agc_size_entry(int dirfd, const char *name, const struct stat *st, agc_size 
 	return 0;
 }
 
-/* The leaf of rel (slash: its last '/') beneath rootfd: its parent opened in *pfd and the leaf
- * lstat'ed. Returns 1, 0 when either is not there (nothing to count), or -1. */
-static int leaf_stat(int rootfd, const char *rel, const char *slash, int *pfd, struct stat *st)
+/* The leaf of rel beneath rootfd: its parent opened in *pfd and the leaf lstat'ed; *leaf
+ * points into rel. A link on the way is looked through, read-only, as discovery looks
+ * through it (agc_plan_add_art): SPEC "Sizes" gives ls the figure show and purge give, and
+ * R2 keeps removal, not measurement, off what lies behind a link. The leaf itself is never
+ * followed. Returns 1, 0 when either is not there (nothing to count), or -1. */
+static int leaf_stat(int rootfd, const char *rel, int *pfd, const char **leaf, struct stat *st)
 {
+	const char *slash = strrchr(rel, '/');
 	char *parent = agc_strndup(rel, (size_t)(slash - rel));
 	int e;
 
+	*leaf = slash + 1;
 	*pfd = parent ? openat(rootfd, parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
 	free(parent);
 	if (*pfd < 0)
 		return errno == ENOENT || errno == ENOTDIR ? 0 : -1;
-	if (fstatat(*pfd, slash + 1, st, AT_SYMLINK_NOFOLLOW) == 0)
+	if (fstatat(*pfd, *leaf, st, AT_SYMLINK_NOFOLLOW) == 0)
 		return 1;
 	e = errno;
 	close(*pfd);
@@ -586,7 +591,7 @@ static int leaf_stat(int rootfd, const char *rel, const char *slash, int *pfd, s
 
 int agc_size_at(int rootfd, const char *rel, agc_size *sz, int64_t *mtime_ms)
 {
-	const char *slash = strrchr(rel, '/');
+	const char *slash = strrchr(rel, '/'), *leaf;
 	struct stat st;
 	int pfd, rc;
 
@@ -594,9 +599,9 @@ int agc_size_at(int rootfd, const char *rel, agc_size *sz, int64_t *mtime_ms)
 		return 0;
 	if (!slash)
 		return agc_size_entry(rootfd, rel, NULL, sz, mtime_ms) == 0 ? 1 : 0;
-	if ((rc = leaf_stat(rootfd, rel, slash, &pfd, &st)) <= 0)
+	if ((rc = leaf_stat(rootfd, rel, &pfd, &leaf, &st)) <= 0)
 		return rc;
-	rc = agc_size_entry(pfd, slash + 1, &st, sz, mtime_ms);
+	rc = agc_size_entry(pfd, leaf, &st, sz, mtime_ms);
 	rc = rc == 0 ? 1 : rc == AGC_ENOTFOUND ? 0 : -1;
 	close(pfd);
 	return rc;
@@ -690,6 +695,10 @@ typedef struct ls_collect {
 	int64_t now_ms;
 	ls_select sel;
 	struct { ls_row *v; size_t n, cap; } rows;
+	/* --limit N without --children: only the N first rows in the listing's order are kept, in
+	 * a heap whose root is the last of them, so memory does not grow with the home */
+	size_t keep;
+	agc_strpool projects; /* the rows' project paths, each kept once */
 	ls_gate gate;
 } ls_collect;
 
@@ -859,7 +868,7 @@ int agc_ls_charge(agc_ls_sink *s, size_t g, bool gate, int dirfd, const char *na
 			return errno == ENOENT ? AGC_ENOTFOUND : -1;
 		st = &own;
 	}
-	rc = agc_remove_size_visit_in(dirfd, name, st, AGC_SIZE_MAX_ENTRIES, gate ? charge_visit_cb : NULL,
+	rc = agc_scan_size_in(dirfd, name, st, AGC_SIZE_MAX_ENTRIES, gate ? charge_visit_cb : NULL,
 				      gate ? &v : NULL, &b, &d, &mt);
 	if (rc != 0)
 		return rc;
@@ -876,7 +885,7 @@ int agc_ls_charge(agc_ls_sink *s, size_t g, bool gate, int dirfd, const char *na
 int agc_ls_charge_at(agc_ls_sink *s, size_t g, bool gate, int rootfd, const char *rel, agc_size *sz,
 		     int64_t *mtime_ms)
 {
-	const char *slash = strrchr(rel, '/');
+	const char *slash = strrchr(rel, '/'), *leaf;
 	struct stat st;
 	int pfd, rc;
 
@@ -887,9 +896,9 @@ int agc_ls_charge_at(agc_ls_sink *s, size_t g, bool gate, int rootfd, const char
 			return 0;
 		return agc_ls_charge(s, g, gate, rootfd, rel, &st, sz, mtime_ms) == 0 ? 1 : 0;
 	}
-	if ((rc = leaf_stat(rootfd, rel, slash, &pfd, &st)) <= 0)
+	if ((rc = leaf_stat(rootfd, rel, &pfd, &leaf, &st)) <= 0)
 		return rc;
-	rc = agc_ls_charge(s, g, gate, pfd, slash + 1, &st, sz, mtime_ms);
+	rc = agc_ls_charge(s, g, gate, pfd, leaf, &st, sz, mtime_ms);
 	rc = rc == 0 ? 1 : rc == AGC_ENOTFOUND ? 0 : -1;
 	close(pfd);
 	return rc;
@@ -1071,11 +1080,56 @@ static int select_ok(ls_select *sel, const agc_ls_opts *o, const agc_session_inf
 	return 1;
 }
 
+static int cmp_rows(const void *a, const void *b, void *arg);
+
+static void row_release(ls_row *r)
+{
+	free((char *)r->info.id);
+	free((char *)r->info.parent);
+	free((char *)r->info.title);
+	free((char *)r->info.prompt);
+}
+
+/* The heap of kept rows (c->keep): each row comes after its children in the listing's order, so
+ * the root is the last row kept. */
+static void heap_down(ls_collect *c, size_t i)
+{
+	ls_row *v = c->rows.v, t;
+	size_t n = c->rows.n;
+
+	for (;;) {
+		size_t l = 2 * i + 1, m = i;
+
+		if (l < n && cmp_rows(&v[l], &v[m], (void *)&c->opts->sort) > 0)
+			m = l;
+		if (l + 1 < n && cmp_rows(&v[l + 1], &v[m], (void *)&c->opts->sort) > 0)
+			m = l + 1;
+		if (m == i)
+			return;
+		t = v[i];
+		v[i] = v[m];
+		v[m] = t;
+		i = m;
+	}
+}
+
+static void heap_up(ls_collect *c, size_t i)
+{
+	ls_row *v = c->rows.v, t;
+
+	while (i > 0 && cmp_rows(&v[(i - 1) / 2], &v[i], (void *)&c->opts->sort) < 0) {
+		t = v[i];
+		v[i] = v[(i - 1) / 2];
+		v[(i - 1) / 2] = t;
+		i = (i - 1) / 2;
+	}
+}
+
 static int ls_add(agc_ls_sink *s, const agc_session_info *in, size_t gate)
 {
 	ls_collect *c = (ls_collect *)s;
 	const agc_ls_opts *o = c->opts;
-	ls_row *r;
+	ls_row *r, cand;
 	int ok;
 
 	if (in->parent && !o->children)
@@ -1086,19 +1140,35 @@ static int ls_add(agc_ls_sink *s, const agc_session_info *in, size_t gate)
 		return 0;
 	if (o->newer_than_ms > 0 && in->updated_ms < c->now_ms - o->newer_than_ms)
 		return 0;
-	r = AGC_ARRAY_PUSH(&c->rows, (size_t)1 << 26);
-	if (!r)
-		return -1;
+	if (c->keep && c->rows.n >= c->keep) {
+		/* full: a row after the last kept one is not shown, else it takes that one's place */
+		cand.info = *in;
+		cand.gate = gate;
+		if (cmp_rows(&cand, &c->rows.v[0], (void *)&o->sort) >= 0)
+			return 0;
+		row_release(&c->rows.v[0]);
+		r = &c->rows.v[0];
+	} else {
+		r = AGC_ARRAY_PUSH(&c->rows, (size_t)1 << 26);
+		if (!r)
+			return -1;
+	}
 	r->info = *in;
 	r->gate = gate;
 	r->info.id = agc_strdup(in->id);
 	r->info.parent = in->parent ? agc_strdup(in->parent) : NULL;
-	r->info.project = in->project ? agc_strdup(in->project) : NULL;
+	r->info.project = agc_strpool_add(&c->projects, in->project);
 	/* one rule for every agent's titles (SPEC "Output", Titles) */
 	r->info.title = agc_title_cut(in->title);
 	r->info.prompt = in->prompt ? agc_strdup(in->prompt) : NULL;
-	if (!r->info.id)
+	if (!r->info.id || (in->project && !r->info.project))
 		return -1;
+	if (c->keep) {
+		if (r == &c->rows.v[0])
+			heap_down(c, 0);
+		else
+			heap_up(c, c->rows.n - 1);
+	}
 	return 0;
 }
 
@@ -1380,6 +1450,8 @@ int agc_ls(agc_ctx *ctx, const agc_ls_opts *opts, int (*cb)(const agc_session_in
 	c.sink.gate_parent = gate_parent;
 	c.opts = opts;
 	c.now_ms = ctx->now_ms;
+	/* with children, every row is needed to place each child under its parent */
+	c.keep = opts->children ? 0 : opts->limit;
 	if (select_init(&c.sel, opts) < 0)
 		return -1;
 	for (a = 0; agc_adapter_table[a]; a++) {
@@ -1417,14 +1489,10 @@ int agc_ls(agc_ctx *ctx, const agc_ls_opts *opts, int (*cb)(const agc_session_in
 				break;
 		free(order);
 	}
-	for (i = 0; i < c.rows.n; i++) {
-		free((char *)c.rows.v[i].info.id);
-		free((char *)c.rows.v[i].info.parent);
-		free((char *)c.rows.v[i].info.project);
-		free((char *)c.rows.v[i].info.title);
-		free((char *)c.rows.v[i].info.prompt);
-	}
+	for (i = 0; i < c.rows.n; i++)
+		row_release(&c.rows.v[i]);
 	free(c.rows.v);
+	agc_strpool_release(&c.projects);
 	select_release(&c.sel);
 	return rc;
 }

@@ -37,6 +37,7 @@
 
 #include "agentgc/agentgc.h"
 #include "remove.h"
+#include "scan.h"
 
 static char base[PATH_MAX];
 static int rootfd = -1;
@@ -1038,10 +1039,10 @@ static int xdev_child(void)
 	 * measured, not visited; a dry run says so too. */
 	if (mount(P("out"), P("root/b/in/bound"), NULL, MS_BIND, NULL) < 0)
 		return 77;
-	if (agc_remove_measure(rootfd, "b", 0, &bytes, &mt) != 0 || bytes != 4)
+	if (agc_scan_measure(rootfd, "b", 0, NULL, NULL, &bytes, NULL, &mt) != 0 || bytes != 4)
 		return 11;
 	nvisit = 0;
-	if (agc_remove_visit(rootfd, "b", 0, count_visit, &nvisit, &bytes, &mt) != 0 || nvisit != 2)
+	if (agc_scan_measure(rootfd, "b", 0, count_visit, &nvisit, &bytes, NULL, &mt) != 0 || nvisit != 2)
 		return 12;
 	if (agc_remove_beneath(rootfd, "b", 0, 0, NULL, AGC_RM_DRY_RUN, &res) != -1 ||
 	    res.status != AGC_WALK_MOUNT)
@@ -1055,7 +1056,7 @@ static int xdev_child(void)
 	/* An artifact dir that is itself a bind mount: not emptied, measures 0. */
 	if (mount(P("out/sub"), P("root/c"), NULL, MS_BIND, NULL) < 0)
 		return 77;
-	if (agc_remove_measure(rootfd, "c", 0, &bytes, &mt) != 0 || bytes != 0)
+	if (agc_scan_measure(rootfd, "c", 0, NULL, NULL, &bytes, NULL, &mt) != 0 || bytes != 0)
 		return 17;
 	if (agc_remove_beneath(rootfd, "c", 0, 0, NULL, 0, &res) != -1 || res.status != AGC_WALK_MOUNT)
 		return 18;
@@ -1068,7 +1069,7 @@ static int xdev_child(void)
 	if (agc_remove_beneath(rootfd, "file", 0, 0, NULL, 0, &res) != -1 ||
 	    res.status != AGC_WALK_MOUNT)
 		return 20;
-	if (agc_remove_measure(rootfd, "d", 0, &bytes, &mt) != 0 || bytes != 1)
+	if (agc_scan_measure(rootfd, "d", 0, NULL, NULL, &bytes, NULL, &mt) != 0 || bytes != 1)
 		return 21;
 	if (agc_remove_beneath(rootfd, "d", 0, 0, NULL, 0, &res) != -1 || res.status != AGC_WALK_MOUNT)
 		return 22;
@@ -1143,15 +1144,15 @@ static void test_remove_measure(void **state)
 	ts[0].tv_nsec = ts[1].tv_nsec = 123000000;
 	/* The newest mtime is a directory's: directories count too. */
 	assert_int_equal(utimensat(AT_FDCWD, P("root/s/sub"), ts, 0), 0);
-	assert_int_equal(agc_remove_measure(rootfd, "s", 0, &bytes, &mtime), 0);
+	assert_int_equal(agc_scan_measure(rootfd, "s", 0, NULL, NULL, &bytes, NULL, &mtime), 0);
 	assert_int_equal(bytes, 30);
 	assert_int_equal(mtime, 4000000000123LL);
 	assert_true(exists("root/s/f1"));
 	assert_true(exists("root/s/tofile"));
 	/* A file leaf, a link leaf (not followed). */
-	assert_int_equal(agc_remove_measure(rootfd, "s/f1", 0, &bytes, &mtime), 0);
+	assert_int_equal(agc_scan_measure(rootfd, "s/f1", 0, NULL, NULL, &bytes, NULL, &mtime), 0);
 	assert_int_equal(bytes, 10);
-	assert_int_equal(agc_remove_measure(rootfd, "s/todir", 0, &bytes, &mtime), 0);
+	assert_int_equal(agc_scan_measure(rootfd, "s/todir", 0, NULL, NULL, &bytes, NULL, &mtime), 0);
 	assert_int_equal(bytes, 0);
 	assert_outside_intact();
 }
@@ -1170,9 +1171,9 @@ static void test_remove_measure_max_entries(void **state)
 		snprintf(name, sizeof(name), "root/s/f%02d", i);
 		mkf(name, "x");
 	}
-	assert_int_equal(agc_remove_measure(rootfd, "s", 10, &bytes, &mtime), 0);
+	assert_int_equal(agc_scan_measure(rootfd, "s", 10, NULL, NULL, &bytes, NULL, &mtime), 0);
 	assert_true(bytes >= 1 && bytes <= 10);
-	assert_int_equal(agc_remove_measure(rootfd, "s", 0, &bytes, &mtime), 0);
+	assert_int_equal(agc_scan_measure(rootfd, "s", 0, NULL, NULL, &bytes, NULL, &mtime), 0);
 	assert_int_equal(bytes, 50);
 }
 
@@ -1185,9 +1186,9 @@ static void test_remove_measure_refused(void **state)
 
 	(void)state;
 	mkl(P("out"), "root/a");
-	assert_int_equal(agc_remove_measure(rootfd, "nope", 0, &bytes, &mtime), AGC_ENOTFOUND);
-	assert_int_equal(agc_remove_measure(rootfd, "a/sub", 0, &bytes, &mtime), -1);
-	assert_int_equal(agc_remove_measure(rootfd, "../out", 0, &bytes, &mtime), -1);
+	assert_int_equal(agc_scan_measure(rootfd, "nope", 0, NULL, NULL, &bytes, NULL, &mtime), AGC_ENOTFOUND);
+	assert_int_equal(agc_scan_measure(rootfd, "a/sub", 0, NULL, NULL, &bytes, NULL, &mtime), -1);
+	assert_int_equal(agc_scan_measure(rootfd, "../out", 0, NULL, NULL, &bytes, NULL, &mtime), -1);
 	assert_int_equal(bytes, 7);
 	assert_int_equal(mtime, 7);
 	assert_outside_intact();

@@ -16,6 +16,7 @@
 #include "../clock.h"
 #include "../core.h"
 #include "../error.h"
+#include "../jscan.h"
 #include "../json.h"
 #include "../proc.h"
 #include "../remove.h"
@@ -852,10 +853,116 @@ static char *file_title(int dirfd_, const char *name)
 	return t;
 }
 
-static void read_head(int dirfd_, const char *name, head *h)
+/* One line of the head, parsed with jansson: what jscan was not sure of. */
+static void head_line_json(head *h, const char *line, size_t len, char **custom)
+{
+	json_t *j = agc_json_parse(line, len);
+	const char *ty, *v;
+	char *t;
+
+	if (!j)
+		return;
+	if (!h->cwd && (v = agc_json_str(j, "cwd")))
+		h->cwd = agc_strdup(v);
+	if (!h->created_ms && (v = agc_json_str(j, "timestamp")))
+		agc_time_parse_iso(v, &h->created_ms);
+	ty = agc_json_str(j, "type");
+	if ((t = custom_title(j))) {
+		free(*custom);
+		*custom = t;
+	}
+	if (ty && !h->title && strcmp(ty, "user") == 0 && !json_is_true(json_object_get(j, "isMeta")) &&
+	    !json_is_true(json_object_get(j, "isSidechain"))) {
+		const char *pt = prompt_text(json_object_get(j, "message"));
+
+		if (pt && !command_text(pt)) {
+			h->title = make_title(pt);
+			/* the first prompt a person typed, for --grep, whatever the title */
+			h->prompt = make_title(pt);
+		}
+	}
+	json_decref(j);
+}
+
+/* The text of a user message's content as prompt_text finds it, malloc'd, or NULL; *ask when
+ * jscan cannot tell. */
+static char *prompt_span(agc_jspan msg, bool *ask)
+{
+	static const char *const mkeys[] = {"content"};
+	static const char *const ekeys[] = {"type", "text"};
+	agc_jspan c, el, f[2];
+	size_t it = 0;
+
+	if (agc_jscan_members(msg, mkeys, 1, &c)) {
+		*ask = true;
+		return NULL;
+	}
+	if (agc_jscan_is_str(c))
+		return agc_jscan_str(c);
+	while (agc_jscan_next(c, &it, &el)) {
+		if (agc_jscan_members(el, ekeys, 2, f)) {
+			*ask = true;
+			return NULL;
+		}
+		if (agc_jscan_str_is(f[0], "text") && agc_jscan_is_str(f[1]))
+			return agc_jscan_str(f[1]);
+	}
+	return NULL;
+}
+
+/* One line of the head: what head_line_json takes from it, found by jscan without a tree; a
+ * line jscan is not sure of goes to jansson, so the answer is the same either way. */
+static void head_line(head *h, const char *line, size_t len, char **custom)
+{
+	enum { K_CWD, K_TS, K_TYPE, K_META, K_SIDE, K_MSG, K_CTITLE, K_TITLE, K_N };
+	static const char *const keys[K_N] = {"cwd", "timestamp", "type", "isMeta", "isSidechain",
+					      "message", "customTitle", "title"};
+	agc_jspan v[K_N];
+	char *s, *t;
+	bool ask = false;
+
+	if (agc_jscan_line(line, len, keys, K_N, v)) {
+		head_line_json(h, line, len, custom);
+		return;
+	}
+	/* a user line's prompt first: only it can make jscan unsure after the check */
+	if (!h->title && agc_jscan_str_is(v[K_TYPE], "user") && !agc_jscan_is_true(v[K_META]) &&
+	    !agc_jscan_is_true(v[K_SIDE])) {
+		char *pt = prompt_span(v[K_MSG], &ask);
+
+		if (ask) {
+			head_line_json(h, line, len, custom);
+			return;
+		}
+		if (pt && !command_text(pt)) {
+			h->title = make_title(pt);
+			h->prompt = make_title(pt);
+		}
+		free(pt);
+	}
+	if (!h->cwd && agc_jscan_is_str(v[K_CWD]))
+		h->cwd = agc_jscan_str(v[K_CWD]);
+	if (!h->created_ms && agc_jscan_is_str(v[K_TS]) && (s = agc_jscan_str(v[K_TS]))) {
+		agc_time_parse_iso(s, &h->created_ms);
+		free(s);
+	}
+	/* custom_title: "customTitle", else "title", when each is a string */
+	if (agc_jscan_str_is(v[K_TYPE], "custom-title") &&
+	    (s = agc_jscan_str(agc_jscan_is_str(v[K_CTITLE]) ? v[K_CTITLE] : v[K_TITLE]))) {
+		if ((t = make_title(s))) {
+			free(*custom);
+			*custom = t;
+		}
+		free(s);
+	}
+}
+
+/* seen: the listing's lstat of name; has_dir: whether the session has its dir <S> beside the
+ * transcript (custom-title.json can only be there). */
+static void read_head(int dirfd_, const char *name, const struct stat *seen, bool has_dir, head *h)
 {
 	struct stat st;
-	int fd = agc_open_file_at(dirfd_, name, 0, &st);
+	int fd = agc_open_file_seen(dirfd_, name, seen, &st);
 	agc_lines lr;
 	const char *line;
 	size_t len;
@@ -870,37 +977,12 @@ static void read_head(int dirfd_, const char *name, head *h)
 	agc_lines_limit(&lr, HEAD_BYTES + HEAD_LINE_MAX);
 	while (n++ < HEAD_LINES && lr.offset < HEAD_BYTES &&
 	       (rc = agc_lines_next(&lr, &line, &len, &toolong)) == 1) {
-		json_t *j;
-		const char *ty, *v;
-
 		if (toolong || !len)
 			continue;
 		/* once the rest is known, only a name given later in the head is worth parsing */
 		if (h->cwd && h->title && h->created_ms && !memmem(line, len, "custom-title", 12))
 			continue;
-		j = agc_json_parse(line, len);
-		if (!j)
-			continue;
-		if (!h->cwd && (v = agc_json_str(j, "cwd")))
-			h->cwd = agc_strdup(v);
-		if (!h->created_ms && (v = agc_json_str(j, "timestamp")))
-			agc_time_parse_iso(v, &h->created_ms);
-		ty = agc_json_str(j, "type");
-		if ((t = custom_title(j))) {
-			free(custom);
-			custom = t;
-		}
-		if (ty && !h->title && strcmp(ty, "user") == 0 && !json_is_true(json_object_get(j, "isMeta")) &&
-		    !json_is_true(json_object_get(j, "isSidechain"))) {
-			const char *pt = prompt_text(json_object_get(j, "message"));
-
-			if (pt && !command_text(pt)) {
-				h->title = make_title(pt);
-				/* the first prompt a person typed, for --grep, whatever the title */
-				h->prompt = make_title(pt);
-			}
-		}
-		json_decref(j);
+		head_line(h, line, len, &custom);
 	}
 	/* The user's name may come later than the head: it is looked for in the tail, and the
 	 * last one wins (a second /rename). All of the file was read when the reader ended. */
@@ -911,7 +993,7 @@ static void read_head(int dirfd_, const char *name, head *h)
 			custom = t;
 		}
 	}
-	if (!custom)
+	if (!custom && has_dir)
 		custom = file_title(dirfd_, name);
 	if (custom) {
 		free(h->title);
@@ -1317,7 +1399,7 @@ static int discover_subagent(agc_plan *p, int cfg, const char *id)
 	if (!(p->meta.parent = agc_strdup(parent)))
 		return -1;
 	/* its lines carry the parent's cwd; a title is what the sub-agent was asked */
-	read_head(cfg, found, &h);
+	read_head(cfg, found, NULL, true, &h);
 	p->meta.project = h.cwd;
 	p->meta.title = h.title;
 	p->meta.created_ms = h.created_ms;
@@ -1359,7 +1441,7 @@ static int discover_projects(agc_plan *p, int cfg, const char *id)
 					char name[600];
 
 					snprintf(name, sizeof(name), "%s/%s.jsonl", e->d_name, id);
-					read_head(pfd, name, &h);
+					read_head(pfd, name, NULL, true, &h);
 					close(pfd);
 					p->meta.project = h.cwd;
 					p->meta.title = h.title;
@@ -1516,7 +1598,7 @@ static size_t claude_index(void)
 
 typedef struct row {
 	char id[AGC_UUID_LEN + 1];
-	char *project;
+	const char *project; /* in rows.projects */
 	char *title;
 	char *keydir;  /* the projects/ dir its transcript is in (root sessions) */
 	char *prompt;
@@ -1531,6 +1613,7 @@ typedef struct row {
 typedef struct rows {
 	row *v;
 	size_t n, cap;
+	agc_strpool projects; /* the rows' project paths, each kept once */
 	uint32_t *slots; /* open addressing: index + 1, 0 = empty */
 	size_t nslots;
 } rows;
@@ -1769,10 +1852,33 @@ static void paste_mentions(pastes *P, const char *line, size_t len, const row *o
 /* history.jsonl, read once for every session (R8: bounded as discovery reads it): each line
  * with its newline to the session it names, and the paste-cache files only that session's
  * lines reference (discover_history's two passes, for all sessions at once). */
+/* The index of the paste entries by hash (index + 1, 0 = empty), made twice as large. */
+static int grow_slots(uint32_t **slot, size_t *nslot, const pastes *P)
+{
+	size_t n = *nslot ? *nslot * 2 : 256, i, k;
+	uint32_t *v = calloc(n, sizeof(*v));
+
+	if (!v)
+		return agc_error_oom();
+	for (k = 0; k < P->n; k++) {
+		for (i = hash_id(P->v[k].hash) & (n - 1); v[i]; i = (i + 1) & (n - 1))
+			;
+		v[i] = (uint32_t)k + 1;
+	}
+	free(*slot);
+	*slot = v;
+	*nslot = n;
+	return 0;
+}
+
 static void charge_history(rows *r, int cfg)
 {
 	agc_buf in = AGC_BUF_INIT_MAX(((size_t)1 << 30) + 1);
 	pastes P = {0};
+	agc_strpool seen = {0}; /* the hashes of P, each once (P's entries point into it) */
+	uint32_t *pslot = NULL;
+	size_t nslot = 0, nseen = 0;
+	const char *ph;
 	struct { row **v; size_t n, cap; } owners = {0};
 	const char *s, *end;
 	struct stat st;
@@ -1816,22 +1922,30 @@ static void charge_history(rows *r, int cfg)
 
 				if (!h || !paste_hash_ok(h))
 					continue;
-				for (i = 0; i < P.n && strcmp(P.v[i].hash, h) != 0; i++)
-					;
-				if (i < P.n) {
-					if (P.v[i].owner != w)
-						P.v[i].shared = true;
+				/* each hash once: its entry found through the pool of hashes seen */
+				if (!(ph = agc_strpool_add(&seen, h)))
+					continue;
+				if (seen.n == nseen) {
+					for (i = hash_id(ph) & (nslot - 1); pslot[i] && P.v[pslot[i] - 1].hash != ph;
+					     i = (i + 1) & (nslot - 1))
+						;
+					if (pslot[i] && P.v[pslot[i] - 1].owner != w)
+						P.v[pslot[i] - 1].shared = true;
 					continue;
 				}
+				nseen = seen.n;
+				if (P.n + 1 > nslot / 2 && grow_slots(&pslot, &nslot, &P) < 0)
+					continue;
 				e = AGC_ARRAY_PUSH(&P, 100000);
-				if (!e || !(e->hash = agc_strdup(h))) {
-					if (e)
-						P.n--;
+				if (!e)
 					continue;
-				}
+				e->hash = (char *)ph;
 				e->owner = w;
 				e->shared = false;
 				P.lens[strlen(h)]++;
+				for (i = hash_id(ph) & (nslot - 1); pslot[i]; i = (i + 1) & (nslot - 1))
+					;
+				pslot[i] = (uint32_t)P.n;
 			}
 		}
 		json_decref(j);
@@ -1860,9 +1974,10 @@ static void charge_history(rows *r, int cfg)
 			snprintf(rel, sizeof(rel), "paste-cache/%s.txt", P.v[i].hash);
 			agc_size_at(cfg, rel, &P.v[i].owner->sz, NULL);
 		}
-		free(P.v[i].hash);
 	}
 	free(P.v);
+	free(pslot);
+	agc_strpool_release(&seen);
 	free(owners.v);
 	agc_buf_release(&in);
 }
@@ -1896,10 +2011,14 @@ static void charge_pending(rows *r, agc_ls_sink *sink, int cfg, pending *pd)
 			take |= strcmp(sfx, side[k]) == 0;
 		/* the session has its transcript or dir in this project dir */
 		has = w->keydir && strcmp(kdir + 9, w->keydir) == 0;
-		snprintf(there, sizeof(there), "%s/%s", kdir, id);
-		has |= fstatat(cfg, there, &st, AT_SYMLINK_NOFOLLOW) == 0;
-		snprintf(there, sizeof(there), "%s/%s.jsonl", kdir, id);
-		has |= fstatat(cfg, there, &st, AT_SYMLINK_NOFOLLOW) == 0;
+		if (!has) {
+			snprintf(there, sizeof(there), "%s/%s", kdir, id);
+			has = fstatat(cfg, there, &st, AT_SYMLINK_NOFOLLOW) == 0;
+		}
+		if (!has) {
+			snprintf(there, sizeof(there), "%s/%s.jsonl", kdir, id);
+			has = fstatat(cfg, there, &st, AT_SYMLINK_NOFOLLOW) == 0;
+		}
 		if (!*sfx)
 			/* the transcript's own dir was measured with it */
 			take = !w->keydir || strcmp(kdir + 9, w->keydir) != 0;
@@ -1975,7 +2094,7 @@ static int list_subagents_at(rows *r, agc_ls_sink *sink, size_t gate, bool child
 		memcpy(w->id, aid, sizeof(aid));
 		w->gate = gate;
 		w->parent = agc_strdup(parent);
-		w->project = project ? agc_strdup(project) : NULL;
+		w->project = project;
 		w->updated_ms = ms_of(&st.st_mtim);
 		agc_size_entry(dirfd(d), e->d_name, &st, &w->sz, NULL);
 		w->created_ms = w->updated_ms;
@@ -2031,7 +2150,9 @@ static int list_projects(rows *r, agc_ls_sink *sink, const agc_root *root, int c
 			continue;
 		while ((f = readdir(pd))) {
 			size_t nl = strlen(f->d_name);
-			struct stat st;
+			struct stat st, sst;
+			char sid[AGC_UUID_LEN + 1];
+			bool has_sdir;
 			head h;
 			row *w;
 			size_t before;
@@ -2052,7 +2173,11 @@ static int list_projects(rows *r, agc_ls_sink *sink, const agc_root *root, int c
 			}
 			if (fstatat(dirfd(pd), f->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
 				continue;
-			read_head(dirfd(pd), f->d_name, &h);
+			/* the session's own dir <S>, looked at once for its title file and its size */
+			memcpy(sid, f->d_name, AGC_UUID_LEN);
+			sid[AGC_UUID_LEN] = '\0';
+			has_sdir = fstatat(dirfd(pd), sid, &sst, AT_SYMLINK_NOFOLLOW) == 0;
+			read_head(dirfd(pd), f->d_name, &st, has_sdir && S_ISDIR(sst.st_mode), &h);
 			w = AGC_ARRAY_PUSH(r, (size_t)1 << 26);
 			if (!w) {
 				head_release(&h);
@@ -2062,7 +2187,8 @@ static int list_projects(rows *r, agc_ls_sink *sink, const agc_root *root, int c
 			}
 			memcpy(w->id, f->d_name, AGC_UUID_LEN);
 			w->id[AGC_UUID_LEN] = '\0';
-			w->project = h.cwd;
+			w->project = agc_strpool_add(&r->projects, h.cwd);
+			free(h.cwd);
 			w->title = h.title;
 			w->prompt = h.prompt;
 			w->created_ms = h.created_ms ? h.created_ms : ms_of(&st.st_mtim);
@@ -2075,10 +2201,7 @@ static int list_projects(rows *r, agc_ls_sink *sink, const agc_root *root, int c
 			before = r->n;
 			/* the session's own dir (sub-agents, tool results) */
 			{
-				struct stat sst;
-				const char *sid = r->v[before - 1].id;
-
-				if (fstatat(dirfd(pd), sid, &sst, AT_SYMLINK_NOFOLLOW) == 0 &&
+				if (has_sdir &&
 				    agc_ls_charge(sink, r->v[before - 1].gate, true, dirfd(pd), sid, &sst,
 						  &r->v[before - 1].sz, &r->v[before - 1].updated_ms) == 0) {
 					char pid_[AGC_UUID_LEN + 1];
@@ -2310,7 +2433,6 @@ static int claude_list(agc_ctx *ctx, const agc_rootset *rs, const agc_ls_opts *o
 	}
 out:
 	for (i = 0; i < r.n; i++) {
-		free(r.v[i].project);
 		free(r.v[i].title);
 		free(r.v[i].prompt);
 		free(r.v[i].parent);
@@ -2322,6 +2444,7 @@ out:
 	free(scratch);
 	free(r.v);
 	free(r.slots);
+	agc_strpool_release(&r.projects);
 	if (cfg >= 0)
 		close(cfg);
 	if (tmp >= 0)
