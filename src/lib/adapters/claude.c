@@ -1873,14 +1873,17 @@ static int grow_slots(uint32_t **slot, size_t *nslot, const pastes *P)
 
 static void charge_history(rows *r, int cfg)
 {
-	agc_buf in = AGC_BUF_INIT_MAX(((size_t)1 << 30) + 1);
+	agc_lines lr;
+	uint64_t before, total;
+	bool toolong;
+	size_t len;
 	pastes P = {0};
 	agc_strpool seen = {0}; /* the hashes of P, each once (P's entries point into it) */
 	uint32_t *pslot = NULL;
 	size_t nslot = 0, nseen = 0;
 	const char *ph;
 	struct { row **v; size_t n, cap; } owners = {0};
-	const char *s, *end;
+	const char *s;
 	struct stat st;
 	size_t i;
 	int fd;
@@ -1888,18 +1891,21 @@ static void charge_history(rows *r, int cfg)
 	if (fstatat(cfg, "history.jsonl", &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return;
 	fd = agc_open_file_at(cfg, "history.jsonl", S_ISLNK(st.st_mode) ? AGC_OPEN_FOLLOW : 0, NULL);
-	if (fd < 0 || agc_read_fd(fd, "history.jsonl", (size_t)1 << 30, &in) < 0) {
-		agc_buf_release(&in);
+	if (fd < 0)
+		return;
+	/* R8: the bound discovery reads it with (a larger file is not charged at all) */
+	if (fstat(fd, &st) < 0 || st.st_size > ((off_t)1 << 30)) {
+		close(fd);
 		return;
 	}
-	/* Pass 1: lines to their sessions (each line parsed once; its owner kept for pass 2),
-	 * paste hashes to the sessions that reference them. */
-	s = agc_buf_cstr(&in);
-	end = s + in.len;
-	while (s < end) {
-		const char *nl = memchr(s, '\n', (size_t)(end - s));
-		size_t len = nl ? (size_t)(nl - s) : (size_t)(end - s);
-		json_t *j = len <= AGC_LINE_MAX && len ? agc_json_parse(s, len) : NULL;
+	/* Read line by line, twice, through one small buffer: memory does not grow with the
+	 * file (it is the largest file of a home). Pass 1: lines to their sessions (each line
+	 * parsed once; its owner kept for pass 2), paste hashes to the sessions that reference
+	 * them. */
+	agc_lines_init(&lr, fd, AGC_LINE_MAX);
+	agc_lines_limit(&lr, (uint64_t)1 << 30);
+	for (before = lr.offset; agc_lines_next(&lr, &s, &len, &toolong) == 1; before = lr.offset) {
+		json_t *j = !toolong && len ? agc_json_parse(s, len) : NULL;
 		const char *sid = agc_json_str(j, "sessionId");
 		char id[AGC_ID_MAX];
 		row *w = sid && agc_id_uuid(sid, id) == 0 ? rows_find(r, id) : NULL;
@@ -1914,7 +1920,7 @@ static void charge_history(rows *r, int cfg)
 			json_t *pc = json_object_get(j, "pastedContents"), *v;
 			const char *k;
 
-			w->sz.bytes += len + (nl ? 1 : 0);
+			w->sz.bytes += lr.offset - before; /* the line and its newline */
 			json_object_foreach(pc, k, v)
 			{
 				const char *h = agc_json_str(v, "contentHash");
@@ -1949,24 +1955,32 @@ static void charge_history(rows *r, int cfg)
 			}
 		}
 		json_decref(j);
-		s += len + (nl ? 1 : 0);
 	}
+	total = lr.offset;
+	agc_lines_release(&lr);
 	/* Pass 2: a hash any other line names is shared. Lines pass 1 could not keep an owner
-	 * for are nobody's: what they name is shared (the safe side: the file stays). */
-	if (P.n) {
+	 * for are nobody's: what they name is shared (the safe side: the file stays). Only the
+	 * bytes pass 1 read are read again (lines appended since have no owner). */
+	if (P.n && lseek(fd, 0, SEEK_SET) == 0) {
 		size_t line = 0;
 
 		qsort(P.v, P.n, sizeof(*P.v), cmp_paste);
-		s = agc_buf_cstr(&in);
-		while (s < end) {
-			const char *nl = memchr(s, '\n', (size_t)(end - s));
-			size_t len = nl ? (size_t)(nl - s) : (size_t)(end - s);
+		/* a line too long to parse may still name a hash, as discovery sees it: here it is
+		 * read whole (only such a line makes the buffer grow past a line's usual size) */
+		agc_lines_init(&lr, fd, (size_t)1 << 30);
+		agc_lines_limit(&lr, total);
+		while (agc_lines_next(&lr, &s, &len, &toolong) == 1) {
 
 			paste_mentions(&P, s, len, line < owners.n ? owners.v[line] : NULL);
 			line++;
-			s += len + (nl ? 1 : 0);
 		}
+		agc_lines_release(&lr);
+	} else if (P.n) {
+		/* what cannot be read again cannot be shown unshared: every paste stays shared */
+		for (i = 0; i < P.n; i++)
+			P.v[i].shared = true;
 	}
+	close(fd);
 	for (i = 0; i < P.n; i++) {
 		char rel[128];
 
@@ -1979,7 +1993,6 @@ static void charge_history(rows *r, int cfg)
 	free(pslot);
 	agc_strpool_release(&seen);
 	free(owners.v);
-	agc_buf_release(&in);
 }
 
 /* Files in a projects/ dir that discovery takes with a session beside its transcript and dir
