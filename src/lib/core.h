@@ -172,6 +172,13 @@ typedef struct agc_plan {
 	 * "Relations"): the parent's id, else "". Its liveness is the parent's gate; purge
 	 * refuses it, naming the parent. */
 	char part_of[AGC_ID_MAX];
+	/* A purge of many ids: the ids purged before this one in the same run (NULL: none). A
+	 * file discovery keeps only because something of theirs names it (a paste file another
+	 * purged session's history line mentions) would go with this session in a run one id at
+	 * a time: batch_conflict says so, and the engine purges this id on its own, afresh. */
+	char *const *going;
+	size_t n_going;
+	bool batch_conflict;
 } agc_plan;
 
 void agc_plan_init(agc_plan *p, const struct agc_adapter *ad, agc_ctx *ctx, const agc_rootset *rs,

@@ -10,6 +10,7 @@
 
 #include <jansson.h>
 
+#include "clock.h"
 #include "core.h"
 #include "db.h"
 #include "error.h"
@@ -73,12 +74,16 @@ typedef enum discover_mode {
 	DISCOVER_AGAIN,  /* after a purge, for its residual (R7) */
 } discover_mode;
 
-static int discover(agc_ctx *ctx, size_t agent, const char *canon, agc_plan *p, discover_mode m)
+/* going, n_going: the ids purged before this one in a run of many (agc_plan.going). */
+static int discover_in(agc_ctx *ctx, size_t agent, const char *canon, agc_plan *p, discover_mode m,
+		       char *const *going, size_t n_going)
 {
 	const agc_rootset *rs = agc_ctx_roots(ctx, agent);
 	size_t i;
 
 	agc_plan_init(p, agc_adapter_table[agent], ctx, rs, canon);
+	p->going = going;
+	p->n_going = n_going;
 	p->gate_only = m == DISCOVER_GATE;
 	p->again = m == DISCOVER_AGAIN;
 	if (!rs)
@@ -91,6 +96,11 @@ static int discover(agc_ctx *ctx, size_t agent, const char *canon, agc_plan *p, 
 		for (i = 0; i < p->roots->n; i++)
 			agc_plan_rootfd(p, i);
 	return agc_adapter_table[agent]->discover(p);
+}
+
+static int discover(agc_ctx *ctx, size_t agent, const char *canon, agc_plan *p, discover_mode m)
+{
+	return discover_in(ctx, agent, canon, p, m, NULL, 0);
 }
 
 static void fill_session(agc_report *r, const agc_plan *p)
@@ -173,17 +183,13 @@ static void gate_visit(const struct stat *st, void *ud)
 
 /* The in-use gate (R5) for the session and every child: registry holders found by discovery,
  * then one pass over the process table. Returns true when in use; holders go to the report. */
-static bool gate(agc_plan *p, agc_report *r)
+/* What the gate matches open files and current directories against: every artifact, every
+ * file and dir inside a dir artifact, and the shared databases watched (R5). */
+static void gate_collect(agc_plan *p, gate_files *g0)
 {
-	gate_files g = {0};
-	agc_holders h = {0};
-	agc_gate_query q;
-	agc_gate_file project = {0};
+	gate_files g = *g0;
 	size_t i;
 
-	for (i = 0; i < p->holders.n; i++)
-		agc_report_add_holder(r, p->holders.v[i].pid, p->holders.v[i].command,
-				      agc_why_name(p->holders.v[i].why), p->holders.v[i].what);
 	for (i = 0; i < p->arts.n; i++) {
 		const agc_artifact *a = &p->arts.v[i];
 		int rootfd;
@@ -219,6 +225,37 @@ static bool gate(agc_plan *p, agc_report *r)
 	 * session in it. */
 	for (i = 0; i < p->watch.n; i++)
 		gate_add(&g, p->watch.v[i].dev, p->watch.v[i].ino, p->watch.v[i].label);
+	*g0 = g;
+}
+
+/* The holder a report gets for a path the scan matched (file index f of g), or what. */
+static void add_scan_holder(agc_plan *p, agc_report *r, const gate_files *g, const agc_holder *h)
+{
+	char *abs = NULL;
+
+	if ((h->why == AGC_WHY_OPEN_FILE || h->why == AGC_WHY_CWD) && h->file < g->n) {
+		size_t j;
+
+		for (j = 0; j < p->arts.n && !abs; j++)
+			if (p->arts.v[j].rel == g->v[h->file].label)
+				abs = agc_plan_abspath(p->roots, p->arts.v[j].root, p->arts.v[j].rel);
+	}
+	agc_report_add_holder(r, h->pid, h->command, agc_why_name(h->why), abs ? abs : h->what);
+	free(abs);
+}
+
+static bool gate(agc_plan *p, agc_report *r)
+{
+	gate_files g = {0};
+	agc_holders h = {0};
+	agc_gate_query q;
+	agc_gate_file project = {0};
+	size_t i;
+
+	for (i = 0; i < p->holders.n; i++)
+		agc_report_add_holder(r, p->holders.v[i].pid, p->holders.v[i].command,
+				      agc_why_name(p->holders.v[i].why), p->holders.v[i].what);
+	gate_collect(p, &g);
 	if (g.full) {
 		agc_error_set(-1, "too many files to check for holders");
 		goto unreadable;
@@ -245,21 +282,8 @@ static bool gate(agc_plan *p, agc_report *r)
 	}
 	if (agc_holders_scan(&q, &h) < 0)
 		goto unreadable;
-	for (i = 0; i < h.n; i++) {
-		char *abs = NULL;
-
-		if ((h.v[i].why == AGC_WHY_OPEN_FILE || h.v[i].why == AGC_WHY_CWD) &&
-		    h.v[i].file < g.n) {
-			size_t j;
-
-			for (j = 0; j < p->arts.n && !abs; j++)
-				if (p->arts.v[j].rel == g.v[h.v[i].file].label)
-					abs = agc_plan_abspath(p->roots, p->arts.v[j].root, p->arts.v[j].rel);
-		}
-		agc_report_add_holder(r, h.v[i].pid, h.v[i].command, agc_why_name(h.v[i].why),
-				      abs ? abs : h.v[i].what);
-		free(abs);
-	}
+	for (i = 0; i < h.n; i++)
+		add_scan_holder(p, r, &g, &h.v[i]);
 	agc_holders_release(&h);
 	free(g.v);
 	return r->holders.n > 0;
@@ -1341,11 +1365,14 @@ static int pick_agent(agc_ctx *ctx, const char *agent, const char *id, char *can
 	return (int)which;
 }
 
-static int run(agc_ctx *ctx, const char *agent, const char *id, mode m, unsigned flags, agc_report **out)
+/* Step 1 of a run for one id: the agent, the canonical id, and its discovery into p (R1, R6).
+ * Returns 1 when the report is complete already (not found, an error, a sub-agent), 0 when p
+ * is ready for the gate (*agent_out set; the caller releases p), -1 out of memory. */
+static int prepare(agc_ctx *ctx, const char *agent, const char *id, mode m, agc_report **out,
+		   agc_plan *p, int *agent_out, char *const *going, size_t n_going, char *part_of)
 {
 	agc_report *r = agc_report_new(agent ? agent : "auto", id ? id : "");
 	char canon[AGC_ID_MAX];
-	agc_plan p;
 	int a;
 	size_t i;
 
@@ -1354,89 +1381,115 @@ static int run(agc_ctx *ctx, const char *agent, const char *id, mode m, unsigned
 	*out = r;
 	a = pick_agent(ctx, agent ? agent : "auto", id ? id : "", canon, r);
 	if (a < 0)
-		return 0;
+		return 1;
 	free(r->id);
 	r->id = agc_strdup(canon);
 	/* 1. Discover everything read-only (R6). in-use needs only what the gate looks at, and
 	 * the rest only to tell "free" from "not found". */
-	if (discover(ctx, (size_t)a, canon, &p, m == MODE_IN_USE ? DISCOVER_GATE : DISCOVER_ALL) < 0) {
+	if (discover_in(ctx, (size_t)a, canon, p, m == MODE_IN_USE ? DISCOVER_GATE : DISCOVER_ALL, going,
+			n_going) < 0) {
 		agc_report_set_error(r, agc_error_last());
-		agc_plan_release(&p);
-		return 0;
+		agc_plan_release(p);
+		return 1;
 	}
-	if (m == MODE_IN_USE && agc_plan_empty(&p)) {
-		agc_plan_release(&p);
-		if (discover(ctx, (size_t)a, canon, &p, DISCOVER_ALL) < 0) {
+	if (m == MODE_IN_USE && agc_plan_empty(p)) {
+		agc_plan_release(p);
+		if (discover(ctx, (size_t)a, canon, p, DISCOVER_ALL) < 0) {
 			agc_report_set_error(r, agc_error_last());
-			agc_plan_release(&p);
-			return 0;
+			agc_plan_release(p);
+			return 1;
 		}
 	}
-	if (agc_plan_empty(&p)) {
+	if (agc_plan_empty(p)) {
 		r->status = AGC_ST_NOT_FOUND;
-		agc_plan_release(&p);
-		return 0;
+		agc_plan_release(p);
+		return 1;
 	}
-	for (i = 1; i < p.ids.n; i++)
-		agc_report_add_str(r, 0, p.ids.v[i]);
-	fill_session(r, &p);
-	if (p.part_of[0]) {
-		run_part(ctx, (size_t)a, &p, r, m);
-		agc_plan_release(&p);
-		return 0;
+	for (i = 1; i < p->ids.n; i++)
+		agc_report_add_str(r, 0, p->ids.v[i]);
+	fill_session(r, p);
+	if (p->part_of[0]) {
+		if (part_of)
+			memcpy(part_of, p->part_of, sizeof(p->part_of));
+		run_part(ctx, (size_t)a, p, r, m);
+		agc_plan_release(p);
+		return 1;
 	}
+	*agent_out = a;
+	return 0;
+}
+
+/* Steps 2 on, once the gate answered (live: in use, the holders in the report). */
+static void after_gate(agc_plan *p, int a, agc_report *r, mode m, unsigned flags, bool live);
+
+static int run(agc_ctx *ctx, const char *agent, const char *id, mode m, unsigned flags, agc_report **out)
+{
+	agc_plan p;
+	int a = -1, rc;
+
+	rc = prepare(ctx, agent, id, m, out, &p, &a, NULL, 0, NULL);
+	if (rc != 0)
+		return rc < 0 ? -1 : 0;
 	/* 2. The gate, before anything changes (R5). */
-	if (gate(&p, r)) {
-		add_hints(r, &p);
+	after_gate(&p, a, *out, m, flags, gate(&p, *out));
+	agc_plan_release(&p);
+	return 0;
+}
+
+static void after_gate(agc_plan *p, int a, agc_report *r, mode m, unsigned flags, bool live)
+{
+	size_t i;
+
+	if (live) {
+		add_hints(r, p);
 		if (m == MODE_SHOW) {
-			list_plan(&p, r, false);
+			list_plan(p, r, false);
 			r->status = AGC_ST_FOUND;
 		} else {
 			r->status = AGC_ST_IN_USE;
 			/* what could not be read is said even when nothing changes (R2) */
-			for (i = 0; i < p.notes.n; i++)
-				agc_report_add_item(r, true, p.notes.v[i].kind, p.notes.v[i].path, NULL, p.notes.v[i].reason,
-						    p.id, 0, 0, 0);
+			for (i = 0; i < p->notes.n; i++)
+				agc_report_add_item(r, true, p->notes.v[i].kind, p->notes.v[i].path, NULL, p->notes.v[i].reason,
+						    p->id, 0, 0, 0);
 		}
-		agc_plan_release(&p);
-		return 0;
+		return;
 	}
 	switch (m) {
 	case MODE_SHOW:
-		list_plan(&p, r, false);
+		list_plan(p, r, false);
 		r->status = AGC_ST_FOUND;
 		break;
 	case MODE_IN_USE:
 		r->status = AGC_ST_FOUND;
 		/* Nothing of the session was seen, only dirs that could not be read: it may be
 		 * there and running, so it cannot be shown to be free, nor said not to exist (R2). */
-		if (only_notes(&p)) {
-			for (i = 0; i < p.notes.n; i++) {
-				char *cmd = agc_strfmt("cannot read '%s' (%s)", p.notes.v[i].path, p.notes.v[i].reason);
+		if (only_notes(p)) {
+			for (i = 0; i < p->notes.n; i++) {
+				char *cmd = agc_strfmt("cannot read '%s' (%s)", p->notes.v[i].path, p->notes.v[i].reason);
 
-				agc_report_add_holder(r, 0, cmd ? cmd : "cannot read", "unreadable", p.notes.v[i].path);
+				agc_report_add_holder(r, 0, cmd ? cmd : "cannot read", "unreadable", p->notes.v[i].path);
 				free(cmd);
 			}
-			add_hints(r, &p);
+			add_hints(r, p);
 			r->status = AGC_ST_IN_USE;
 		}
 		break;
 	case MODE_DRY_RUN:
-		list_plan(&p, r, true);
+		list_plan(p, r, true);
 		r->status = AGC_ST_DRY_RUN;
 		r->dry_exit = r->residual.n ? 3 : 0;
 		/* A busy database would refuse the purge: say so, as the purge would (R6). */
-		for (i = 0; i < p.dbs.n; i++) {
+		for (i = 0; i < p->dbs.n; i++) {
 			const char *why;
 			char *path;
 			size_t k;
 
 			/* only the databases the purge would lock: those holding rows of it */
-			if (!db_has_rows(&p, i))
+			if (!db_has_rows(p, i))
 				continue;
-			path = db_checked_path(&p, i, &why);
+			path = db_checked_path(p, i, &why);
 			if (path && agc_db_write_busy(path) == 1) {
-				agc_report_add_item(r, true, "rows", path, NULL, "busy", p.id, 0, 0, 0);
+				agc_report_add_item(r, true, "rows", path, NULL, "busy", p->id, 0, 0, 0);
 				r->dry_exit = 4;
 			}
 			/* rows in a virtual table would refuse the purge (R4): say so, as it would */
@@ -1444,11 +1497,11 @@ static int run(agc_ctx *ctx, const char *agent, const char *id, mode m, unsigned
 				sqlite3 *db = NULL;
 				bool open = agc_db_open_ro(path, &db) == 0;
 
-				for (k = 0; open && k < p.rows.n; k++) {
-					if (p.rows.v[k].db != i || !p.rows.v[k].count ||
-					    agc_db_table_virtual(db, p.rows.v[k].table) != 1)
+				for (k = 0; open && k < p->rows.n; k++) {
+					if (p->rows.v[k].db != i || !p->rows.v[k].count ||
+					    agc_db_table_virtual(db, p->rows.v[k].table) != 1)
 						continue;
-					agc_report_add_item(r, true, "rows", path, p.rows.v[k].table, "schema", p.id,
+					agc_report_add_item(r, true, "rows", path, p->rows.v[k].table, "schema", p->id,
 							    0, 0, 0);
 					r->dry_exit = 4;
 				}
@@ -1458,11 +1511,9 @@ static int run(agc_ctx *ctx, const char *agent, const char *id, mode m, unsigned
 		}
 		break;
 	case MODE_PURGE:
-		do_purge(&p, (size_t)a, r, flags);
+		do_purge(p, (size_t)a, r, flags);
 		break;
 	}
-	agc_plan_release(&p);
-	return 0;
 }
 
 /* ---- what the user can do next (SPEC "Output", issue: every refusal and residual says it) - */
@@ -1677,6 +1728,505 @@ static void reason_hints(agc_report *r)
 	}
 }
 
+/* ---- many ids in one run (docs/internals.md, "Many ids") ---------------------------------- */
+
+#define BATCH_RESCAN_MS 200 /* a full scan is never older than this when an id is removed (R5) */
+
+typedef struct bitem {
+	agc_report *r;
+	agc_plan p;
+	int agent;
+	bool ready;     /* p holds a discovered plan waiting for its gate */
+	bool alone;     /* purged on its own, afresh, at its turn (it touches an earlier id) */
+	gate_files g;   /* what the last full scan matched for it */
+	agc_holders h;  /* what that scan found */
+	bool unreadable;
+	char err[512];
+} bitem;
+
+/* A process the last full scan saw: its pid and its /proc inode (agc_proc_each_pid_ino). */
+typedef struct seen_proc {
+	pid_t pid;
+	ino_t ino;
+} seen_proc;
+
+typedef struct seen_list {
+	seen_proc *v;
+	size_t n, cap;
+} seen_list;
+
+/* The last full scan of one agent's ids. */
+typedef struct agent_scan {
+	seen_list seen;                             /* the listing it began with, sorted by pid */
+	struct { pid_t *v; size_t n, cap; } agents;  /* the agent's own processes then */
+	int64_t scanned_ms;                         /* monotonic ms when it began */
+} agent_scan;
+
+typedef struct batch {
+	agc_ctx *ctx;
+	bitem *it;
+	size_t n;
+	agent_scan as[AGC_AGENTS_MAX];
+	size_t agent;                                   /* of the scan being made */
+	agc_buf argv;
+} batch;
+
+static int seen_cmp(const void *a, const void *b)
+{
+	const seen_proc *x = a, *y = b;
+
+	return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+static int seen_cb(pid_t pid, ino_t ino, void *ud)
+{
+	seen_list *l = ud;
+	seen_proc *s = AGC_ARRAY_PUSH(l, (size_t)1 << 22);
+
+	if (!s)
+		return -1;
+	s->pid = pid;
+	s->ino = ino;
+	return 0;
+}
+
+static bool same_ids(const agc_plan *a, const agc_plan *b)
+{
+	size_t i, j;
+
+	for (i = 0; i < a->ids.n; i++)
+		for (j = 0; j < b->ids.n; j++)
+			if (strcmp(a->ids.v[i], b->ids.v[j]) == 0)
+				return true;
+	return false;
+}
+
+/* Whether item k's plan shares an id or an artifact with an earlier item's, or is the part of
+ * one (a duplicate, a parent and its sub-agent): then what the earlier one removes changes
+ * what k's discovery would find, and k is purged on its own at its turn. */
+static bool touches_earlier(const batch *b, size_t k)
+{
+	const agc_plan *p = &b->it[k].p;
+	size_t i, x, y;
+
+	if (p->batch_conflict)
+		return true;
+	for (i = 0; i < k; i++) {
+		const agc_plan *q = &b->it[i].p;
+
+		if (!b->it[i].ready)
+			continue;
+		if (q->ad != p->ad)
+			continue;
+		if (same_ids(p, q))
+			return true;
+		for (x = 0; x < p->arts.n; x++)
+			for (y = 0; y < q->arts.n; y++)
+				if (p->arts.v[x].dev == q->arts.v[y].dev && p->arts.v[x].ino == q->arts.v[y].ino)
+					return true;
+	}
+	return false;
+}
+
+/* The agent's own processes (agc_adapter.agent_proc), among those the listing saw. */
+static int note_agent_procs(batch *b)
+{
+	const agc_adapter *ad = agc_adapter_table[b->agent];
+	agent_scan *as = &b->as[b->agent];
+	size_t i;
+
+	as->agents.n = 0;
+	if (!ad->agent_proc)
+		return 0;
+	for (i = 0; i < as->seen.n; i++) {
+		pid_t *slot;
+
+		/* a process whose argv cannot be read is re-checked too: nothing shows it is not
+		 * the agent's */
+		if (agc_proc_argv(b->ctx->procroot, as->seen.v[i].pid, (size_t)256 << 10, &b->argv) == 0 &&
+		    !ad->agent_proc(agc_buf_cstr(&b->argv), b->argv.len))
+			continue;
+		slot = AGC_ARRAY_PUSH(&as->agents, (size_t)1 << 22);
+		if (!slot)
+			return -1;
+		*slot = as->seen.v[i].pid;
+	}
+	return 0;
+}
+
+static bool batch_accounted(pid_t pid, void *ud)
+{
+	const agc_plan *p = ud;
+
+	return p->ad->accounted && p->ad->accounted(p, pid);
+}
+
+/* The query of items of one agent (ready ones from `from` on); only: the pids to look at
+ * (NULL: all). The files of each item are collected anew (its dirs walked again). */
+static int batch_query(batch *b, size_t from, size_t only_item, const pid_t *only, size_t n_only,
+		       agc_holders *out, gate_files *files_out)
+{
+	const agc_adapter *ad = agc_adapter_table[b->agent];
+	struct { const char **v; size_t n, cap; } ids = {0};
+	struct { size_t *v; size_t n, cap; } sess = {0};
+	struct { agc_gate_file *v; size_t n, cap; } cwd = {0};
+	gate_files g = {0};
+	agc_gate_query q;
+	const agc_plan *acct = NULL;
+	size_t k, i;
+	int rc = -1;
+
+	for (k = from; k < b->n; k++) {
+		bitem *it = &b->it[k];
+		size_t first = g.n;
+
+		if (!it->ready || it->alone || it->agent != (int)b->agent || (only_item != (size_t)-1 && k != only_item))
+			continue;
+		for (i = 0; i < it->p.ids.n; i++) {
+			const char **s = AGC_ARRAY_PUSH(&ids, AGC_PLAN_MAX_ITEMS);
+			size_t *e = AGC_ARRAY_PUSH(&sess, AGC_PLAN_MAX_ITEMS);
+
+			if (!s || !e)
+				goto out;
+			*s = it->p.ids.v[i];
+			*e = k;
+		}
+		gate_collect(&it->p, &g);
+		if (g.full) {
+			agc_error_set(-1, "too many files to check for holders");
+			goto out;
+		}
+		for (i = first; i < g.n; i++)
+			g.v[i].session = k;
+		if (it->p.has_agent_cwd && ad->agent_proc) {
+			agc_gate_file *c = AGC_ARRAY_PUSH(&cwd, AGC_PLAN_MAX_ITEMS);
+
+			if (!c)
+				goto out;
+			memset(c, 0, sizeof(*c));
+			c->id = it->p.agent_cwd;
+			c->label = it->p.meta.project ? it->p.meta.project : "";
+			c->session = k;
+			acct = &it->p;
+		}
+	}
+	memset(&q, 0, sizeof(q));
+	q.procroot = b->ctx->procroot;
+	q.ids = ids.v;
+	q.n_ids = ids.n;
+	q.id_session = sess.v;
+	q.env_names = ad->env_names;
+	q.n_env_names = ad->n_env_names;
+	q.every_session = true;
+	q.files = g.v;
+	q.n_files = g.n;
+	q.with_maps = true;
+	q.exempt = exempt_cb;
+	q.exempt_ud = (void *)ad;
+	if (cwd.n) {
+		q.agent_cwd = cwd.v;
+		q.n_agent_cwd = cwd.n;
+		q.agent_proc = ad->agent_proc;
+		/* a live registry entry of the agent accounts for the process whatever the session
+		 * (the adapter asks its own registry dir, the same for every plan of it) */
+		q.accounted = batch_accounted;
+		q.accounted_ud = (void *)acct;
+	}
+	if (only) {
+		q.only_pids = only;
+		q.n_only_pids = n_only;
+	}
+	rc = (only && !n_only) ? 0 : agc_holders_scan(&q, out);
+out:
+	free(ids.v);
+	free(sess.v);
+	free(cwd.v);
+	if (files_out && rc == 0)
+		*files_out = g;
+	else
+		free(g.v);
+	return rc;
+}
+
+/* A full scan for every item of the agent still to go, from `from` on: the process table
+ * listed with each process's /proc inode, the agent's own processes noted, then one pass
+ * over every process for all of them (R5). */
+static void batch_scan(batch *b, size_t from)
+{
+	agc_holders h = {0};
+	gate_files g = {0};
+	size_t k, i;
+	int rc;
+
+	agent_scan *as = &b->as[b->agent];
+
+	/* the clock starts before the listing: every process listed is checked after it */
+	as->scanned_ms = agc_clock_mono_us() / 1000;
+	as->seen.n = 0;
+	rc = agc_proc_each_pid_ino(b->ctx->procroot, seen_cb, &as->seen);
+	if (rc == 0) {
+		qsort(as->seen.v, as->seen.n, sizeof(*as->seen.v), seen_cmp);
+		rc = note_agent_procs(b);
+		if (rc == 0)
+			rc = batch_query(b, from, (size_t)-1, NULL, 0, &h, &g);
+	}
+	for (k = from; k < b->n; k++) {
+		bitem *it = &b->it[k];
+
+		if (!it->ready || it->alone || it->agent != (int)b->agent)
+			continue;
+		agc_holders_release(&it->h);
+		free(it->g.v);
+		memset(&it->g, 0, sizeof(it->g));
+		it->unreadable = rc < 0;
+		if (rc < 0) {
+			snprintf(it->err, sizeof(it->err), "%s", agc_error_last());
+			continue;
+		}
+		for (i = 0; i < h.n; i++)
+			if (h.v[i].session == k)
+				agc_holders_add(&it->h, h.v[i].pid, h.v[i].why, h.v[i].command, h.v[i].what,
+						h.v[i].file);
+	}
+	/* the labels of the files point into the plans, which outlive the scan's list */
+	for (k = from; rc == 0 && k < b->n; k++) {
+		bitem *it = &b->it[k];
+
+		if (!it->ready || it->alone || it->agent != (int)b->agent)
+			continue;
+		for (i = 0; i < g.n; i++) {
+			agc_gate_file *f;
+
+			if (g.v[i].session != k)
+				continue;
+			f = AGC_ARRAY_PUSH(&it->g, AGC_GATE_MAX_FILES);
+			if (f)
+				*f = g.v[i];
+		}
+		/* a holder's file index is into the scan's list: make it the item's */
+		for (i = 0; i < it->h.n; i++)
+			if (it->h.v[i].file < g.n) {
+				size_t j, n = 0;
+
+				for (j = 0; j < it->h.v[i].file; j++)
+					n += g.v[j].session == k;
+				it->h.v[i].file = n;
+			}
+	}
+	free(g.v);
+	agc_holders_release(&h);
+}
+
+/* Just before item k goes: re-check it (R5). (a) its registry read again (a session resumed
+ * since the scan), (b) every process that did not exist at the scan (a pid not listed then,
+ * or listed with another /proc inode: another process) and (c) the agent's own processes
+ * checked fully against it; a holder refuses only this id. Returns true when in use. */
+static bool batch_recheck(batch *b, size_t k)
+{
+	bitem *it = &b->it[k];
+	struct { pid_t *v; size_t n, cap; } look = {0};
+	agc_plan fresh;
+	agc_holders h = {0};
+	agent_scan *as;
+	size_t i;
+	bool live = false;
+
+	/* (a) the registry, by a discovery of what the gate needs, from scratch */
+	if (discover(b->ctx, (size_t)it->agent, it->p.id, &fresh, DISCOVER_GATE) < 0) {
+		agc_report_add_holder(it->r, 0, agc_error_last(), "process-table", NULL);
+		agc_plan_release(&fresh);
+		return true;
+	}
+	for (i = 0; i < fresh.holders.n; i++) {
+		agc_report_add_holder(it->r, fresh.holders.v[i].pid, fresh.holders.v[i].command,
+				      agc_why_name(fresh.holders.v[i].why), fresh.holders.v[i].what);
+		live = true;
+	}
+	agc_plan_release(&fresh);
+	/* (b) the processes that are new since the scan */
+	b->agent = (size_t)it->agent;
+	as = &b->as[b->agent];
+	{
+		seen_list now = {0};
+
+		if (agc_proc_each_pid_ino(b->ctx->procroot, seen_cb, &now) < 0) {
+			free(now.v);
+			agc_report_add_holder(it->r, 0, agc_error_last(), "process-table", NULL);
+			return true;
+		}
+		for (i = 0; i < now.n; i++) {
+			seen_proc key = now.v[i], *was = bsearch(&key, as->seen.v, as->seen.n, sizeof(key), seen_cmp);
+			pid_t *slot;
+
+			if (was && was->ino == key.ino)
+				continue;
+			slot = AGC_ARRAY_PUSH(&look, (size_t)1 << 22);
+			if (!slot) {
+				/* a process that cannot be listed for the check cannot be shown not to hold */
+				free(now.v);
+				free(look.v);
+				agc_report_add_holder(it->r, 0, "out of memory", "process-table", NULL);
+				return true;
+			}
+			*slot = key.pid;
+		}
+		free(now.v);
+	}
+	/* (c) the agent's own processes: one may have started this session's work since */
+	for (i = 0; i < as->agents.n; i++) {
+		pid_t *slot = AGC_ARRAY_PUSH(&look, (size_t)1 << 22);
+
+		if (!slot) {
+			free(look.v);
+			agc_report_add_holder(it->r, 0, "out of memory", "process-table", NULL);
+			return true;
+		}
+		*slot = as->agents.v[i];
+	}
+	if (look.n) {
+		gate_files g = {0};
+
+		if (batch_query(b, k, k, look.v, look.n, &h, &g) < 0) {
+			agc_report_add_holder(it->r, 0, agc_error_last(), "process-table", NULL);
+			live = true;
+		}
+		for (i = 0; i < h.n; i++)
+			add_scan_holder(&it->p, it->r, &g, &h.v[i]);
+		live |= h.n > 0;
+		free(g.v);
+		agc_holders_release(&h);
+	}
+	free(look.v);
+	return live;
+}
+
+/* The gate's answer for item k from the last full scan, and the re-check. */
+static bool batch_gate(batch *b, size_t k)
+{
+	bitem *it = &b->it[k];
+	size_t i;
+	bool live = false;
+
+	/* (d) no process goes unchecked for longer than BATCH_RESCAN_MS: past that, a full
+	 * scan of every id still to go */
+	b->agent = (size_t)it->agent;
+	if (agc_clock_mono_us() / 1000 - b->as[b->agent].scanned_ms > BATCH_RESCAN_MS || it->unreadable)
+		batch_scan(b, k);
+	if (it->unreadable) {
+		/* Not knowing who runs is treated as "in use" (R5). */
+		agc_report_add_holder(it->r, 0, it->err, "process-table", NULL);
+		return true;
+	}
+	if (batch_recheck(b, k))
+		live = true;
+	for (i = 0; i < it->h.n; i++)
+		add_scan_holder(&it->p, it->r, &it->g, &it->h.v[i]);
+	return live || it->h.n > 0;
+}
+
+static int many(agc_ctx *ctx, const char *agent, const char *const *idv, size_t n, mode m,
+		unsigned flags, agc_report **out)
+{
+	batch b;
+	struct { char **v; size_t n, cap; } going = {0};
+	size_t k, a;
+	int rc = 0;
+
+	memset(&b, 0, sizeof(b));
+	b.ctx = ctx;
+	b.n = n;
+	b.argv = (agc_buf)AGC_BUF_INIT_MAX((size_t)256 << 10);
+	b.it = calloc(n ? n : 1, sizeof(*b.it));
+	if (!b.it)
+		return agc_error_oom();
+	/* 1. Discover every id read-only (R6), each with the ids before it going, so that what
+	 * the run one at a time would find differently is told (agc_plan.batch_conflict). */
+	for (k = 0; k < n; k++) {
+		bitem *it = &b.it[k];
+		char part_of[AGC_ID_MAX] = "";
+		int prc = prepare(ctx, agent, idv[k], m, &it->r, &it->p, &it->agent, going.v, going.n, part_of);
+		size_t j;
+
+		if (prc < 0) {
+			rc = -1;
+			goto out;
+		}
+		it->ready = prc == 0;
+		if (it->ready && touches_earlier(&b, k))
+			it->alone = true;
+		/* a sub-agent whose parent goes earlier in the run: one at a time, it would be gone
+		 * with it by its turn */
+		for (j = 0; part_of[0] && j < k && !it->alone; j++)
+			if (b.it[j].ready && strcmp(b.it[j].p.ad->name, it->r->agent) == 0 &&
+			    strcmp(b.it[j].p.id, part_of) == 0)
+				it->alone = true;
+		if (it->ready) {
+			char **s = AGC_ARRAY_PUSH(&going, AGC_PLAN_MAX_ITEMS);
+
+			if (!s || !(*s = agc_strdup(it->r->id))) {
+				rc = agc_error_oom();
+				goto out;
+			}
+		}
+	}
+	/* 2. One full scan per agent for every id (R5) */
+	for (a = 0; agc_adapter_table[a]; a++) {
+		for (k = 0; k < n && !(b.it[k].ready && !b.it[k].alone && b.it[k].agent == (int)a); k++)
+			;
+		if (k == n)
+			continue;
+		b.agent = a;
+		batch_scan(&b, 0);
+	}
+	/* 3. In argument order: each id re-checked just before it goes, then purged as alone */
+	for (k = 0; k < n; k++) {
+		bitem *it = &b.it[k];
+
+		if (it->alone) {
+			if (it->ready)
+				agc_plan_release(&it->p);
+			it->ready = false;
+			agc_report_free(it->r);
+			it->r = NULL;
+			if (run(ctx, agent, idv[k], m, flags, &it->r) < 0) {
+				rc = -1;
+				goto out;
+			}
+		} else if (it->ready) {
+			after_gate(&it->p, it->agent, it->r, m, flags, batch_gate(&b, k));
+			agc_plan_release(&it->p);
+			it->ready = false;
+		}
+		if (m == MODE_PURGE || m == MODE_DRY_RUN)
+			reason_hints(it->r);
+		out[k] = it->r;
+		it->r = NULL;
+	}
+out:
+	for (k = 0; k < n; k++) {
+		if (b.it[k].ready)
+			agc_plan_release(&b.it[k].p);
+		agc_report_free(b.it[k].r);
+		agc_holders_release(&b.it[k].h);
+		free(b.it[k].g.v);
+	}
+	if (rc < 0)
+		for (k = 0; k < n; k++) {
+			agc_report_free(out[k]);
+			out[k] = NULL;
+		}
+	for (k = 0; k < going.n; k++)
+		free(going.v[k]);
+	free(going.v);
+	free(b.it);
+	for (a = 0; a < AGC_AGENTS_MAX; a++) {
+		free(b.as[a].seen.v);
+		free(b.as[a].agents.v);
+	}
+	agc_buf_release(&b.argv);
+	return rc;
+}
+
 int agc_purge(agc_ctx *ctx, const char *agent, const char *id, unsigned flags, agc_report **out)
 {
 	if (!out)
@@ -1690,6 +2240,22 @@ int agc_purge(agc_ctx *ctx, const char *agent, const char *id, unsigned flags, a
 		return -1;
 	reason_hints(*out);
 	return 0;
+}
+
+int agc_purge_many(agc_ctx *ctx, const char *agent, const char *const *ids, size_t n, unsigned flags,
+		   agc_report **out)
+{
+	size_t i;
+
+	if (!out || (n && !ids))
+		return agc_error_set(-1, "agc_purge_many needs ids and somewhere to put their reports");
+	if (flags & AGC_PURGE_WITH_FORKS)
+		return agc_error_set(-1, "purging forks is not supported yet: no agent with forks (Codex) is supported");
+	if (flags & ~(unsigned)(AGC_PURGE_DRY_RUN | AGC_PURGE_SCRUB))
+		return agc_error_set(-1, "unknown purge flags 0x%x", flags);
+	for (i = 0; i < n; i++)
+		out[i] = NULL;
+	return many(ctx, agent, ids, n, (flags & AGC_PURGE_DRY_RUN) ? MODE_DRY_RUN : MODE_PURGE, flags, out);
 }
 
 int agc_show(agc_ctx *ctx, const char *agent, const char *id, agc_report **out)

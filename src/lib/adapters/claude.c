@@ -1124,6 +1124,10 @@ static int discover_history(agc_plan *p, int cfg)
 		if (!(len <= AGC_LINE_MAX && history_match(s, len, p->ids.v, p->ids.n))) {
 			for (i = 0; i < hashes.n; i++) {
 				if (ci_find(s, len, hashes.v[i], strlen(hashes.v[i]))) {
+					/* kept for a line of a session purged earlier in the run: one at a
+					 * time, that line would be gone by now */
+					if (p->n_going && names_ids(s, len, p->going, p->n_going))
+						p->batch_conflict = true;
 					free(hashes.v[i]);
 					hashes.v[i] = hashes.v[--hashes.n];
 					i--;
