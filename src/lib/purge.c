@@ -76,7 +76,7 @@ typedef enum discover_mode {
 
 /* going, n_going: the ids purged before this one in a run of many (agc_plan.going). */
 static int discover_in(agc_ctx *ctx, size_t agent, const char *canon, agc_plan *p, discover_mode m,
-		       char *const *going, size_t n_going)
+		       char *const *going, size_t n_going, void *run)
 {
 	const agc_rootset *rs = agc_ctx_roots(ctx, agent);
 	size_t i;
@@ -84,6 +84,7 @@ static int discover_in(agc_ctx *ctx, size_t agent, const char *canon, agc_plan *
 	agc_plan_init(p, agc_adapter_table[agent], ctx, rs, canon);
 	p->going = going;
 	p->n_going = n_going;
+	p->run = run;
 	p->gate_only = m == DISCOVER_GATE;
 	p->again = m == DISCOVER_AGAIN;
 	if (!rs)
@@ -100,7 +101,7 @@ static int discover_in(agc_ctx *ctx, size_t agent, const char *canon, agc_plan *
 
 static int discover(agc_ctx *ctx, size_t agent, const char *canon, agc_plan *p, discover_mode m)
 {
-	return discover_in(ctx, agent, canon, p, m, NULL, 0);
+	return discover_in(ctx, agent, canon, p, m, NULL, 0, NULL);
 }
 
 static void fill_session(agc_report *r, const agc_plan *p)
@@ -455,12 +456,13 @@ static int cmp_sessions_first(const agc_plan *p, const char *s)
 
 /* After a purge: discover again from scratch and report everything still present (R7). */
 static void residual(agc_ctx *ctx, size_t agent, agc_plan *before, agc_report *r,
-		     const failures *fails, const failures *line_fails, const failures *row_fails)
+		     const failures *fails, const failures *line_fails, const failures *row_fails, void *run)
 {
 	agc_plan after;
 	size_t i, j;
 
-	if (discover(ctx, agent, before->id, &after, DISCOVER_AGAIN) < 0) {
+	/* run: a state made after every removal of the run, never the one discovery used */
+	if (discover_in(ctx, agent, before->id, &after, DISCOVER_AGAIN, NULL, 0, run) < 0) {
 		char *msg = agc_strfmt("error: cannot discover again: %s", agc_error_last());
 
 		agc_report_add_item(r, true, "file", "", NULL, msg ? msg : "error", before->id, 0, 0, 0);
@@ -1135,35 +1137,46 @@ static void rows_finish(agc_plan *p, agc_report *r, txn *t, bool scrub)
 	}
 }
 
-static void do_purge(agc_plan *p, size_t agent, agc_report *r, unsigned flags)
-{
-	failures fails = {0}, line_fails = {0}, row_fails = {0};
-	bool fixable = false;
+/* What a purge left to do once its rows and files went: its shared-file lines, the finish of
+ * its databases, its residual. */
+typedef struct purge_rest {
+	failures fails, line_fails, row_fails;
+	bool fixable;
 	txn t;
+} purge_rest;
+
+/* Rows and files (R6). Returns false when the purge ended there (refused, an error: the report
+ * says so). */
+static bool purge_remove(agc_plan *p, agc_report *r, purge_rest *pr)
+{
+	failures *fails = &pr->fails, *row_fails = &pr->row_fails;
+	bool *fixable_out = &pr->fixable, fixable = false;
+	txn *tp = &pr->t;
 	size_t i;
 	int drc;
 
+	memset(pr, 0, sizeof(*pr));
 	/* Rows first, in one transaction per database, every one locked before a row goes in
 	 * any (R6), checked against the plan before anything commits (R4). */
-	if (txn_init(&t, p) < 0) {
-		txn_release(&t, p->dbs.n);
+	if (txn_init(tp, p) < 0) {
+		txn_release(tp, p->dbs.n);
 		agc_report_set_error(r, "out of memory");
-		return;
+		return false;
 	}
 	if (p->dbs.n) {
-		drc = rows_begin(p, r, &t);
+		drc = rows_begin(p, r, tp);
 		if (drc == 0)
-			drc = rows_delete(p, r, &t);
+			drc = rows_delete(p, r, tp);
 		if (drc != 0) {
 			char msg[1024];
 
 			snprintf(msg, sizeof(msg), "%s", agc_error_last());
-			txn_release(&t, p->dbs.n);
+			txn_release(tp, p->dbs.n);
 			if (drc > 0)
 				r->status = AGC_ST_REFUSED;
 			else
 				agc_report_set_error(r, msg);
-			return;
+			return false;
 		}
 	}
 	/* Then files, in the adapter's order (what is found through another artifact before
@@ -1176,21 +1189,21 @@ static void do_purge(agc_plan *p, size_t agent, agc_report *r, unsigned flags)
 		if (a->flags & AGC_ART_RECORD)
 			continue;
 		if (fixable) {
-			note_failure(&fails, a->root, a->rel, agc_strdup("error: kept until the rest is removed"));
+			note_failure(fails, a->root, a->rel, agc_strdup("error: kept until the rest is removed"));
 			continue;
 		}
-		remove_one(p, r, a, &fails, &fixable);
+		remove_one(p, r, a, fails, &fixable);
 	}
 	/* Files found only through a row (a plan file, through the session's row) went before
 	 * that row's transaction commits (R6); when one that a rerun could finish failed, the
 	 * rows stay, so the rerun finds the session again. */
 	if (fixable) {
 		for (i = 0; i < p->dbs.n; i++)
-			if (t.open[i])
-				note_failure(&row_fails, p->dbs.v[i].root, p->dbs.v[i].rel,
+			if (tp->open[i])
+				note_failure(row_fails, p->dbs.v[i].root, p->dbs.v[i].rel,
 					     agc_strdup("error: kept until the rest is removed"));
-		txn_rollback(&t, p->dbs.n);
-	} else if (rows_commit(p, r, &t, &row_fails) < 0) {
+		txn_rollback(tp, p->dbs.n);
+	} else if (rows_commit(p, r, tp, row_fails) < 0) {
 		fixable = true;
 	}
 	for (i = 0; i < p->arts.n; i++) {
@@ -1200,14 +1213,24 @@ static void do_purge(agc_plan *p, size_t agent, agc_report *r, unsigned flags)
 			continue;
 		/* A failed purge stays findable, so a rerun finishes it (R6). */
 		if (fixable) {
-			note_failure(&fails, a->root, a->rel,
+			note_failure(fails, a->root, a->rel,
 				     agc_strdup("error: kept until the rest is removed"));
 			continue;
 		}
-		remove_one(p, r, a, &fails, &fixable);
+		remove_one(p, r, a, fails, &fixable);
 	}
-	/* Then the shared files (R4); while something a rerun could finish is left, the lines
-	 * stay too: they lead a rerun to what they reference (paste files). */
+	*fixable_out = fixable;
+	return true;
+}
+
+/* Then the shared files (R4), for this purge alone; while something a rerun could finish is
+ * left, the lines stay too: they lead a rerun to what they reference (paste files). */
+static void purge_lines(agc_plan *p, agc_report *r, purge_rest *pr)
+{
+	failures *line_fails = &pr->line_fails;
+	bool fixable = pr->fixable;
+	size_t i;
+
 	for (i = 0; i < p->lines.n; i++) {
 		const agc_lineset *ls = &p->lines.v[i];
 		agc_lines_result lr;
@@ -1217,7 +1240,7 @@ static void do_purge(agc_plan *p, size_t agent, agc_report *r, unsigned flags)
 		if (!ls->count || rootfd < 0)
 			continue;
 		if (fixable) {
-			note_failure(&line_fails, ls->root, ls->rel,
+			note_failure(line_fails, ls->root, ls->rel,
 				     agc_strdup("error: kept until the rest is removed"));
 			continue;
 		}
@@ -1232,23 +1255,42 @@ static void do_purge(agc_plan *p, size_t agent, agc_report *r, unsigned flags)
 					    ? agc_strdup(lr.reason)
 					    : agc_strfmt("error: %s", agc_error_last());
 
-			note_failure(&line_fails, ls->root, ls->rel, why);
+			note_failure(line_fails, ls->root, ls->rel, why);
 		}
 	}
+}
+
+static void failures_release(failures *f)
+{
+	size_t i;
+
+	for (i = 0; i < f->n; i++)
+		free(f->v[i].reason);
+	free(f->v);
+	memset(f, 0, sizeof(*f));
+}
+
+/* The databases finished, then the residual, rediscovered (R7; run: see residual). */
+static void purge_finish(agc_plan *p, size_t agent, agc_report *r, unsigned flags, purge_rest *pr, void *run)
+{
 	if (p->dbs.n)
-		rows_finish(p, r, &t, flags & AGC_PURGE_SCRUB);
-	txn_release(&t, p->dbs.n);
-	residual(p->ctx, agent, p, r, &fails, &line_fails, &row_fails);
+		rows_finish(p, r, &pr->t, flags & AGC_PURGE_SCRUB);
+	txn_release(&pr->t, p->dbs.n);
+	residual(p->ctx, agent, p, r, &pr->fails, &pr->line_fails, &pr->row_fails, run);
 	r->status = r->residual.n ? AGC_ST_PARTIAL : AGC_ST_PURGED;
-	for (i = 0; i < fails.n; i++)
-		free(fails.v[i].reason);
-	free(fails.v);
-	for (i = 0; i < line_fails.n; i++)
-		free(line_fails.v[i].reason);
-	free(line_fails.v);
-	for (i = 0; i < row_fails.n; i++)
-		free(row_fails.v[i].reason);
-	free(row_fails.v);
+	failures_release(&pr->fails);
+	failures_release(&pr->line_fails);
+	failures_release(&pr->row_fails);
+}
+
+static void do_purge(agc_plan *p, size_t agent, agc_report *r, unsigned flags)
+{
+	purge_rest pr;
+
+	if (!purge_remove(p, r, &pr))
+		return;
+	purge_lines(p, r, &pr);
+	purge_finish(p, agent, r, flags, &pr, NULL);
 }
 
 /* A session that goes only with its parent (plan->part_of: a Claude sub-agent, SPEC
@@ -1369,7 +1411,8 @@ static int pick_agent(agc_ctx *ctx, const char *agent, const char *id, char *can
  * Returns 1 when the report is complete already (not found, an error, a sub-agent), 0 when p
  * is ready for the gate (*agent_out set; the caller releases p), -1 out of memory. */
 static int prepare(agc_ctx *ctx, const char *agent, const char *id, mode m, agc_report **out,
-		   agc_plan *p, int *agent_out, char *const *going, size_t n_going, char *part_of)
+		   agc_plan *p, int *agent_out, char *const *going, size_t n_going, char *part_of,
+		   void *const *runs)
 {
 	agc_report *r = agc_report_new(agent ? agent : "auto", id ? id : "");
 	char canon[AGC_ID_MAX];
@@ -1387,7 +1430,7 @@ static int prepare(agc_ctx *ctx, const char *agent, const char *id, mode m, agc_
 	/* 1. Discover everything read-only (R6). in-use needs only what the gate looks at, and
 	 * the rest only to tell "free" from "not found". */
 	if (discover_in(ctx, (size_t)a, canon, p, m == MODE_IN_USE ? DISCOVER_GATE : DISCOVER_ALL, going,
-			n_going) < 0) {
+			n_going, runs ? runs[a] : NULL) < 0) {
 		agc_report_set_error(r, agc_error_last());
 		agc_plan_release(p);
 		return 1;
@@ -1427,7 +1470,7 @@ static int run(agc_ctx *ctx, const char *agent, const char *id, mode m, unsigned
 	agc_plan p;
 	int a = -1, rc;
 
-	rc = prepare(ctx, agent, id, m, out, &p, &a, NULL, 0, NULL);
+	rc = prepare(ctx, agent, id, m, out, &p, &a, NULL, 0, NULL, NULL);
 	if (rc != 0)
 		return rc < 0 ? -1 : 0;
 	/* 2. The gate, before anything changes (R5). */
@@ -1742,7 +1785,18 @@ typedef struct bitem {
 	agc_holders h;  /* what that scan found */
 	bool unreadable;
 	char err[512];
+	bool pending;   /* its rows and files went; its lines and residual wait for batch_flush */
+	purge_rest rest;
 } bitem;
+
+/* A shared file as it was when the first purge of the current stretch of the run began. */
+typedef struct bexpect {
+	int agent;
+	size_t root;
+	const char *rel;  /* the plan's */
+	bool seen;        /* it existed then */
+	agc_filekey key;
+} bexpect;
 
 /* A process the last full scan saw: its pid and its /proc inode (agc_proc_each_pid_ino). */
 typedef struct seen_proc {
@@ -1769,6 +1823,11 @@ typedef struct batch {
 	agent_scan as[AGC_AGENTS_MAX];
 	size_t agent;                                   /* of the scan being made */
 	agc_buf argv;
+	void *run[AGC_AGENTS_MAX];                      /* each adapter's state (run_new) */
+	struct { bexpect *v; size_t n, cap; } expect;  /* of the items pending */
+	mode m;
+	unsigned flags;
+	agc_report **out;
 } batch;
 
 static int seen_cmp(const void *a, const void *b)
@@ -1863,8 +1922,8 @@ static bool batch_accounted(pid_t pid, void *ud)
 
 /* The query of items of one agent (ready ones from `from` on); only: the pids to look at
  * (NULL: all). The files of each item are collected anew (its dirs walked again). */
-static int batch_query(batch *b, size_t from, size_t only_item, const pid_t *only, size_t n_only,
-		       agc_holders *out, gate_files *files_out)
+static int batch_query(batch *b, size_t from, size_t to, size_t only_item, const pid_t *only, size_t n_only,
+		       agc_holders *out, gate_files *files_out, bool *full)
 {
 	const agc_adapter *ad = agc_adapter_table[b->agent];
 	struct { const char **v; size_t n, cap; } ids = {0};
@@ -1876,7 +1935,9 @@ static int batch_query(batch *b, size_t from, size_t only_item, const pid_t *onl
 	size_t k, i;
 	int rc = -1;
 
-	for (k = from; k < b->n; k++) {
+	if (full)
+		*full = false;
+	for (k = from; k < to; k++) {
 		bitem *it = &b->it[k];
 		size_t first = g.n;
 
@@ -1893,6 +1954,8 @@ static int batch_query(batch *b, size_t from, size_t only_item, const pid_t *onl
 		}
 		gate_collect(&it->p, &g);
 		if (g.full) {
+			if (full)
+				*full = true;
 			agc_error_set(-1, "too many files to check for holders");
 			goto out;
 		}
@@ -1948,32 +2011,46 @@ out:
 	return rc;
 }
 
-/* A full scan for every item of the agent still to go, from `from` on: the process table
- * listed with each process's /proc inode, the agent's own processes noted, then one pass
- * over every process for all of them (R5). */
-static void batch_scan(batch *b, size_t from)
+/* The items of the agent in [lo, hi) that a full scan looks at. */
+static bool scanned_item(const batch *b, size_t k)
+{
+	const bitem *it = &b->it[k];
+
+	return it->ready && !it->alone && it->agent == (int)b->agent;
+}
+
+/* One pass over every process for the items in [lo, hi) (R5), after the listing. When their
+ * files together are more than the gate looks at in one pass, the range is halved and each
+ * half scanned on its own; an item alone over the bound cannot be checked (in use, R5). */
+static void batch_scan_range(batch *b, size_t lo, size_t hi, int listed)
 {
 	agc_holders h = {0};
 	gate_files g = {0};
-	size_t k, i;
-	int rc;
+	size_t k, i, n_items = 0;
+	bool full = false;
+	int rc = listed;
 
-	agent_scan *as = &b->as[b->agent];
+	for (k = lo; k < hi; k++)
+		n_items += scanned_item(b, k);
+	if (!n_items)
+		return;
+	if (rc == 0)
+		rc = batch_query(b, lo, hi, (size_t)-1, NULL, 0, &h, &g, &full);
+	if (rc < 0 && full && n_items > 1) {
+		size_t half = 0, mid = lo;
 
-	/* the clock starts before the listing: every process listed is checked after it */
-	as->scanned_ms = agc_clock_mono_us() / 1000;
-	as->seen.n = 0;
-	rc = agc_proc_each_pid_ino(b->ctx->procroot, seen_cb, &as->seen);
-	if (rc == 0) {
-		qsort(as->seen.v, as->seen.n, sizeof(*as->seen.v), seen_cmp);
-		rc = note_agent_procs(b);
-		if (rc == 0)
-			rc = batch_query(b, from, (size_t)-1, NULL, 0, &h, &g);
+		agc_holders_release(&h);
+		free(g.v);
+		for (mid = lo; mid < hi && half < n_items / 2; mid++)
+			half += scanned_item(b, mid);
+		batch_scan_range(b, lo, mid, 0);
+		batch_scan_range(b, mid, hi, 0);
+		return;
 	}
-	for (k = from; k < b->n; k++) {
+	for (k = lo; k < hi; k++) {
 		bitem *it = &b->it[k];
 
-		if (!it->ready || it->alone || it->agent != (int)b->agent)
+		if (!scanned_item(b, k))
 			continue;
 		agc_holders_release(&it->h);
 		free(it->g.v);
@@ -1989,10 +2066,10 @@ static void batch_scan(batch *b, size_t from)
 						h.v[i].file);
 	}
 	/* the labels of the files point into the plans, which outlive the scan's list */
-	for (k = from; rc == 0 && k < b->n; k++) {
+	for (k = lo; rc == 0 && k < hi; k++) {
 		bitem *it = &b->it[k];
 
-		if (!it->ready || it->alone || it->agent != (int)b->agent)
+		if (!scanned_item(b, k))
 			continue;
 		for (i = 0; i < g.n; i++) {
 			agc_gate_file *f;
@@ -2015,6 +2092,25 @@ static void batch_scan(batch *b, size_t from)
 	}
 	free(g.v);
 	agc_holders_release(&h);
+}
+
+/* A full scan for every item of the agent still to go, from `from` on: the process table
+ * listed with each process's /proc inode, the agent's own processes noted, then one pass
+ * over every process for all of them (R5); every pass begins after the listing. */
+static void batch_scan(batch *b, size_t from)
+{
+	agent_scan *as = &b->as[b->agent];
+	int rc;
+
+	/* the clock starts before the listing: every process listed is checked after it */
+	as->scanned_ms = agc_clock_mono_us() / 1000;
+	as->seen.n = 0;
+	rc = agc_proc_each_pid_ino(b->ctx->procroot, seen_cb, &as->seen);
+	if (rc == 0) {
+		qsort(as->seen.v, as->seen.n, sizeof(*as->seen.v), seen_cmp);
+		rc = note_agent_procs(b);
+	}
+	batch_scan_range(b, from, b->n, rc);
 }
 
 /* Just before item k goes: re-check it (R5). (a) its registry read again (a session resumed
@@ -2086,7 +2182,7 @@ static bool batch_recheck(batch *b, size_t k)
 	if (look.n) {
 		gate_files g = {0};
 
-		if (batch_query(b, k, k, look.v, look.n, &h, &g) < 0) {
+		if (batch_query(b, k, b->n, k, look.v, look.n, &h, &g, NULL) < 0) {
 			agc_report_add_holder(it->r, 0, agc_error_last(), "process-table", NULL);
 			live = true;
 		}
@@ -2124,6 +2220,206 @@ static bool batch_gate(batch *b, size_t k)
 	return live || it->h.n > 0;
 }
 
+/* Item k's shared files as they are now, before its gate, unless an item pending already
+ * noted them: the rewrite at the end of the stretch refuses a file changed since (R4). */
+static int batch_expect(batch *b, size_t k)
+{
+	bitem *it = &b->it[k];
+	size_t i, j;
+
+	for (i = 0; i < it->p.lines.n; i++) {
+		const agc_lineset *ls = &it->p.lines.v[i];
+		int rootfd = agc_plan_rootfd(&it->p, ls->root), dfd = -1, err;
+		const char *leaf;
+		struct stat st;
+		bexpect *e;
+
+		for (j = 0; j < b->expect.n; j++)
+			if (b->expect.v[j].agent == it->agent && b->expect.v[j].root == ls->root &&
+			    strcmp(b->expect.v[j].rel, ls->rel) == 0)
+				break;
+		if (j < b->expect.n)
+			continue;
+		e = AGC_ARRAY_PUSH(&b->expect, AGC_PLAN_MAX_ITEMS);
+		if (!e)
+			return -1;
+		e->agent = it->agent;
+		e->root = ls->root;
+		e->rel = ls->rel;
+		/* looked at as the rewrite opens it: beneath the root, the leaf not followed */
+		if (rootfd >= 0 && agc_walk_parent(rootfd, ls->rel, &dfd, &leaf, &err) == AGC_WALK_OK &&
+		    fstatat(dfd, leaf, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+			e->seen = true;
+			agc_filekey_of(&st, &e->key);
+		}
+		if (dfd >= 0)
+			close(dfd);
+	}
+	return 0;
+}
+
+typedef struct bid {
+	char *id;
+	size_t item;
+} bid;
+
+static int bid_cmp(const void *a, const void *b)
+{
+	const bid *x = a, *y = b;
+	int c = strcasecmp(x->id, y->id);
+
+	return c ? c : x->item < y->item ? -1 : x->item > y->item;
+}
+
+/* One rewrite of shared file e for every pending item with lines in it (R4: held open, locked,
+ * or changed since the stretch began: nothing changes, and each item's residual says its
+ * lines remain, with the reason). */
+static void batch_rewrite(batch *b, const bexpect *e)
+{
+	struct { bid *v; size_t n, cap; } ids = {0};
+	char **sorted = NULL;
+	uint64_t *counts = NULL, *bytes = NULL;
+	const agc_lineset *first = NULL;
+	agc_plan *fp = NULL;
+	agc_lines_result lr;
+	agc_lineset ls;
+	size_t k, i, j;
+	int rc, rootfd;
+	char *why = NULL;
+
+	for (k = 0; k < b->n; k++) {
+		bitem *it = &b->it[k];
+
+		if (!it->pending || it->agent != e->agent)
+			continue;
+		for (i = 0; i < it->p.lines.n; i++) {
+			const agc_lineset *l = &it->p.lines.v[i];
+
+			if (l->root != e->root || strcmp(l->rel, e->rel) != 0 || !l->count ||
+			    agc_plan_rootfd(&it->p, l->root) < 0)
+				continue;
+			/* while something a rerun could finish is left, the lines stay too: they lead
+			 * a rerun to what they reference (paste files) */
+			if (it->rest.fixable) {
+				note_failure(&it->rest.line_fails, l->root, l->rel,
+					     agc_strdup("error: kept until the rest is removed"));
+				continue;
+			}
+			if (!first) {
+				first = l;
+				fp = &it->p;
+			}
+			for (j = 0; j < it->p.ids.n; j++) {
+				bid *x = AGC_ARRAY_PUSH(&ids, AGC_PLAN_MAX_ITEMS);
+
+				if (!x) {
+					why = agc_strfmt("error: %s", agc_error_last());
+					goto fail;
+				}
+				x->id = it->p.ids.v[j];
+				x->item = k;
+			}
+		}
+	}
+	if (!first)
+		goto out;
+	qsort(ids.v, ids.n, sizeof(*ids.v), bid_cmp);
+	sorted = calloc(ids.n, sizeof(*sorted));
+	counts = calloc(ids.n, sizeof(*counts));
+	bytes = calloc(ids.n, sizeof(*bytes));
+	if (!sorted || !counts || !bytes) {
+		why = agc_strdup("error: out of memory");
+		goto fail;
+	}
+	for (i = 0; i < ids.n; i++)
+		sorted[i] = ids.v[i].id;
+	ls = *first;
+	ls.expect = true;
+	if (e->seen)
+		ls.expected = e->key;
+	else
+		memset(&ls.expected, 0, sizeof(ls.expected)); /* any file there now is a new one */
+	rootfd = agc_plan_rootfd(fp, first->root);
+	rc = agc_lines_rewrite_ids(rootfd, &ls, sorted, ids.n, b->ctx->procroot, 0, &lr, counts, bytes);
+	if (rc == 0 && lr.done) {
+		for (k = 0; k < b->n; k++) {
+			bitem *it = &b->it[k];
+			uint64_t c = 0, by = 0;
+			char *abs;
+
+			for (i = 0; i < ids.n; i++)
+				if (ids.v[i].item == k) {
+					c += counts[i];
+					by += bytes[i];
+				}
+			if (!c)
+				continue;
+			abs = agc_plan_abspath(it->p.roots, e->root, e->rel);
+			agc_report_add_item(it->r, false, "lines", abs, NULL, NULL, it->p.id, c, by, 0);
+			free(abs);
+		}
+	} else if (rc != 0) {
+		why = lr.reason && strcmp(lr.reason, "error") != 0 ? agc_strdup(lr.reason)
+								   : agc_strfmt("error: %s", agc_error_last());
+		goto fail;
+	}
+	goto out;
+fail:
+	/* each item concerned: its lines remain, with the reason */
+	for (k = 0; k < b->n; k++) {
+		bitem *it = &b->it[k];
+		bool mine = false;
+
+		for (i = 0; i < ids.n && !mine; i++)
+			mine = ids.v[i].item == k;
+		if (mine)
+			note_failure(&it->rest.line_fails, e->root, e->rel, agc_strdup(why ? why : "error"));
+	}
+out:
+	free(why);
+	free(ids.v);
+	free(sorted);
+	free(counts);
+	free(bytes);
+}
+
+/* The end of a stretch of pending purges: each shared file rewritten once for all of them,
+ * then a new state for each agent (nothing read before the rewrite is reused) and each item's
+ * residual rediscovered from it (R7); their reports are done. */
+static void batch_flush(batch *b)
+{
+	size_t k, a, i;
+	bool any = false;
+
+	for (k = 0; k < b->n && !any; k++)
+		any = b->it[k].pending;
+	if (!any)
+		return;
+	for (i = 0; i < b->expect.n; i++)
+		batch_rewrite(b, &b->expect.v[i]);
+	b->expect.n = 0;
+	for (a = 0; agc_adapter_table[a]; a++) {
+		const agc_adapter *ad = agc_adapter_table[a];
+
+		if (ad->run_free)
+			ad->run_free(b->run[a]);
+		b->run[a] = ad->run_new ? ad->run_new() : NULL;
+	}
+	for (k = 0; k < b->n; k++) {
+		bitem *it = &b->it[k];
+
+		if (!it->pending)
+			continue;
+		purge_finish(&it->p, (size_t)it->agent, it->r, b->flags, &it->rest, b->run[it->agent]);
+		it->pending = false;
+		agc_plan_release(&it->p);
+		it->ready = false;
+		reason_hints(it->r);
+		b->out[k] = it->r;
+		it->r = NULL;
+	}
+}
+
 static int many(agc_ctx *ctx, const char *agent, const char *const *idv, size_t n, mode m,
 		unsigned flags, agc_report **out)
 {
@@ -2135,16 +2431,26 @@ static int many(agc_ctx *ctx, const char *agent, const char *const *idv, size_t 
 	memset(&b, 0, sizeof(b));
 	b.ctx = ctx;
 	b.n = n;
+	b.m = m;
+	b.flags = flags;
+	b.out = out;
+
 	b.argv = (agc_buf)AGC_BUF_INIT_MAX((size_t)256 << 10);
 	b.it = calloc(n ? n : 1, sizeof(*b.it));
 	if (!b.it)
 		return agc_error_oom();
+	for (a = 0; agc_adapter_table[a]; a++)
+		if (agc_adapter_table[a]->run_new && !(b.run[a] = agc_adapter_table[a]->run_new())) {
+			rc = -1;
+			goto out;
+		}
 	/* 1. Discover every id read-only (R6), each with the ids before it going, so that what
 	 * the run one at a time would find differently is told (agc_plan.batch_conflict). */
 	for (k = 0; k < n; k++) {
 		bitem *it = &b.it[k];
 		char part_of[AGC_ID_MAX] = "";
-		int prc = prepare(ctx, agent, idv[k], m, &it->r, &it->p, &it->agent, going.v, going.n, part_of);
+		int prc = prepare(ctx, agent, idv[k], m, &it->r, &it->p, &it->agent, going.v, going.n, part_of,
+				  b.run);
 		size_t j;
 
 		if (prc < 0) {
@@ -2183,6 +2489,8 @@ static int many(agc_ctx *ctx, const char *agent, const char *const *idv, size_t 
 		bitem *it = &b.it[k];
 
 		if (it->alone) {
+			/* what went before it is all done first, as one id at a time would have it */
+			batch_flush(&b);
 			if (it->ready)
 				agc_plan_release(&it->p);
 			it->ready = false;
@@ -2193,7 +2501,26 @@ static int many(agc_ctx *ctx, const char *agent, const char *const *idv, size_t 
 				goto out;
 			}
 		} else if (it->ready) {
-			after_gate(&it->p, it->agent, it->r, m, flags, batch_gate(&b, k));
+			bool live;
+
+			/* a purge with no database: its shared-file lines and its residual wait for the
+			 * end of the stretch (batch_flush); the file is noted first, as it is before
+			 * anything of this item goes */
+			if (m == MODE_PURGE && !it->p.dbs.n && batch_expect(&b, k) < 0) {
+				rc = -1;
+				goto out;
+			}
+			live = batch_gate(&b, k);
+			if (m == MODE_PURGE && !it->p.dbs.n && !live) {
+				if (purge_remove(&it->p, it->r, &it->rest)) {
+					it->pending = true;
+					continue;
+				}
+			} else {
+				if (m == MODE_PURGE && !live)
+					batch_flush(&b);
+				after_gate(&it->p, it->agent, it->r, m, flags, live);
+			}
 			agc_plan_release(&it->p);
 			it->ready = false;
 		}
@@ -2202,8 +2529,15 @@ static int many(agc_ctx *ctx, const char *agent, const char *const *idv, size_t 
 		out[k] = it->r;
 		it->r = NULL;
 	}
+	batch_flush(&b);
 out:
 	for (k = 0; k < n; k++) {
+		if (b.it[k].pending) {
+			txn_release(&b.it[k].rest.t, b.it[k].p.dbs.n);
+			failures_release(&b.it[k].rest.fails);
+			failures_release(&b.it[k].rest.line_fails);
+			failures_release(&b.it[k].rest.row_fails);
+		}
 		if (b.it[k].ready)
 			agc_plan_release(&b.it[k].p);
 		agc_report_free(b.it[k].r);
@@ -2224,6 +2558,10 @@ out:
 		free(b.as[a].agents.v);
 	}
 	agc_buf_release(&b.argv);
+	for (a = 0; agc_adapter_table[a]; a++)
+		if (agc_adapter_table[a]->run_free)
+			agc_adapter_table[a]->run_free(b.run[a]);
+	free(b.expect.v);
 	return rc;
 }
 

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../clock.h"
@@ -959,6 +960,33 @@ static bool history_match(const char *line, size_t len, char *const *ids, size_t
 	return hit;
 }
 
+static int case_cmp(const void *a, const void *b)
+{
+	return strcasecmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* history_match for many ids sorted by strcasecmp: the line's sessionId parsed once and looked
+ * up. Returns its index in ids, or -1; a line that does not parse never matches (R8). */
+static long history_which(const char *line, size_t len, char *const *ids, size_t n_ids)
+{
+	json_t *j;
+	const char *sid;
+	char *const *hit;
+	long at = -1;
+
+	if (!n_ids)
+		return -1;
+	j = agc_json_parse(line, len);
+	if (!j)
+		return -1;
+	sid = agc_json_str(j, "sessionId");
+	hit = sid ? bsearch(&sid, ids, n_ids, sizeof(*ids), case_cmp) : NULL;
+	if (hit)
+		at = (long)(hit - ids);
+	json_decref(j);
+	return at;
+}
+
 /* True when the line holds the text of one of ids (any case). */
 static bool names_ids(const char *line, size_t len, char *const *ids, size_t n_ids)
 {
@@ -1022,6 +1050,477 @@ static int strset_add(strset *s, const char *v)
 	return *slot ? 0 : -1;
 }
 
+#define DIR_RACY_NS ((int64_t)50 * 1000 * 1000) /* a dir listing kept for a run: see dir_get */
+
+/* ---- per-run state (agc_adapter.run_new): history.jsonl, todos/ and telemetry/ read once -- */
+
+/* A line of history.jsonl as the run read it. */
+typedef struct hline {
+	size_t off, len, full;  /* full: with its newline */
+	unsigned char kind;     /* 0 a line discovery may match, 1 too long, 2 malformed */
+} hline;
+
+/* A line whose sessionId is sid (lower case), or one in which a paste hash appears. */
+typedef struct hkey {
+	const char *key;
+	size_t line;
+} hkey;
+
+typedef struct hist_state {
+	bool ok;
+	agc_filekey key;
+	agc_buf text;
+	struct { hline *v; size_t n, cap; } lines;
+	struct { hkey *v; size_t n, cap; } by_sid;   /* sorted by (key, line) */
+	struct { size_t *v; size_t n, cap; } odd;    /* lines of kind 1 or 2, in file order */
+	struct { char **v; size_t n, cap; } hashes;  /* every paste hash any line gives, sorted */
+	struct { hkey *v; size_t n, cap; } by_hash;  /* lines in which a hash appears, sorted */
+	agc_buf sids;                                /* the lower-case session ids, one block */
+} hist_state;
+
+typedef struct dir_state {
+	bool ok;
+	agc_filekey key;
+	struct { char **v; size_t n, cap; } names;   /* in readdir order */
+	struct dent { const char *name; size_t pos; } *sorted; /* the names, by name */
+} dir_state;
+
+typedef struct claude_run {
+	hist_state hist;
+	dir_state todos, telemetry;
+} claude_run;
+
+static void hist_release(hist_state *h)
+{
+	size_t i;
+
+	agc_buf_release(&h->text);
+	free(h->lines.v);
+	free(h->by_sid.v);
+	free(h->odd.v);
+	for (i = 0; i < h->hashes.n; i++)
+		free(h->hashes.v[i]);
+	free(h->hashes.v);
+	free(h->by_hash.v);
+	agc_buf_release(&h->sids);
+	memset(h, 0, sizeof(*h));
+}
+
+static void dir_release(dir_state *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->names.n; i++)
+		free(d->names.v[i]);
+	free(d->names.v);
+	free(d->sorted);
+	memset(d, 0, sizeof(*d));
+}
+
+static void *claude_run_new(void)
+{
+	claude_run *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		agc_error_oom();
+	return r;
+}
+
+static void claude_run_free(void *run)
+{
+	claude_run *r = run;
+
+	if (!r)
+		return;
+	hist_release(&r->hist);
+	dir_release(&r->todos);
+	dir_release(&r->telemetry);
+	free(r);
+}
+
+static int hkey_cmp(const void *a, const void *b)
+{
+	const hkey *x = a, *y = b;
+	int c = strcmp(x->key, y->key);
+
+	return c ? c : x->line < y->line ? -1 : x->line > y->line;
+}
+
+static int str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static bool is_hex(char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+/* Index history.jsonl (in h->text): each line's kind, the lines of each sessionId, and the
+ * lines in which each paste hash appears (as text, any case: what discover_history's second
+ * pass looks for). 0 or -1. */
+static int hist_index(hist_state *h)
+{
+	const char *base = agc_buf_cstr(&h->text), *s = base, *end = base + h->text.len;
+	size_t lens[64], n_lens = 0, i;
+	bool len_seen[65] = {false};
+	char win[65];
+	int rc = -1;
+
+	/* pass 1: parse each line once */
+	while (s < end) {
+		const char *nl = memchr(s, '\n', (size_t)(end - s));
+		size_t len = nl ? (size_t)(nl - s) : (size_t)(end - s);
+		hline *l = AGC_ARRAY_PUSH(&h->lines, (size_t)1 << 26);
+
+		if (!l)
+			goto out;
+		l->off = (size_t)(s - base);
+		l->len = len;
+		l->full = len + (nl ? 1 : 0);
+		if (len > AGC_LINE_MAX) {
+			l->kind = 1;
+		} else {
+			json_t *j = agc_json_parse(s, len), *pc, *v;
+			const char *sid, *k;
+
+			if (!json_is_object(j)) {
+				l->kind = 2;
+			} else {
+				sid = agc_json_str(j, "sessionId");
+				if (sid) {
+					hkey *e = AGC_ARRAY_PUSH(&h->by_sid, (size_t)1 << 26);
+					size_t c, n = strlen(sid);
+
+					if (!e) {
+						json_decref(j);
+						goto out;
+					}
+					/* the key is an offset into the block until it is complete */
+					e->key = (const char *)(uintptr_t)h->sids.len;
+					e->line = h->lines.n - 1;
+					for (c = 0; c < n; c++)
+						if (agc_buf_addc(&h->sids, (char)tolower((unsigned char)sid[c])) < 0)
+							break;
+					if (c < n || agc_buf_addc(&h->sids, '\0') < 0) {
+						json_decref(j);
+						goto out;
+					}
+				}
+				pc = json_object_get(j, "pastedContents");
+				json_object_foreach(pc, k, v)
+				{
+					const char *hh = agc_json_str(v, "contentHash");
+					char **slot;
+
+					if (!hh || !paste_hash_ok(hh))
+						continue;
+					slot = AGC_ARRAY_PUSH(&h->hashes, (size_t)1 << 24);
+					if (!slot || !(*slot = agc_strdup(hh))) {
+						json_decref(j);
+						goto out;
+					}
+					if (!len_seen[strlen(hh)]) {
+						len_seen[strlen(hh)] = true;
+						lens[n_lens++] = strlen(hh);
+					}
+				}
+			}
+			json_decref(j);
+		}
+		if (l->kind) {
+			size_t *o = AGC_ARRAY_PUSH(&h->odd, (size_t)1 << 26);
+
+			if (!o)
+				goto out;
+			*o = h->lines.n - 1;
+		}
+		s += l->full;
+	}
+	for (i = 0; i < h->by_sid.n; i++)
+		h->by_sid.v[i].key = h->sids.ptr + (size_t)(uintptr_t)h->by_sid.v[i].key;
+	qsort(h->by_sid.v, h->by_sid.n, sizeof(*h->by_sid.v), hkey_cmp);
+	qsort(h->hashes.v, h->hashes.n, sizeof(*h->hashes.v), str_cmp);
+	{
+		size_t w = 0;
+
+		for (i = 0; i < h->hashes.n; i++) {
+			if (w && strcmp(h->hashes.v[w - 1], h->hashes.v[i]) == 0) {
+				free(h->hashes.v[i]);
+				continue;
+			}
+			h->hashes.v[w++] = h->hashes.v[i];
+		}
+		h->hashes.n = w;
+	}
+	/* pass 2: where each hash appears. A hash is hex, so it appears only inside a run of hex
+	 * characters: every window of a hash's length of each run is looked up. */
+	for (i = 0; h->hashes.n && i < h->lines.n; i++) {
+		const char *t = base + h->lines.v[i].off, *te = t + h->lines.v[i].len;
+
+		while (t < te) {
+			const char *r0;
+			size_t rl, li, w;
+
+			if (!is_hex(*t)) {
+				t++;
+				continue;
+			}
+			for (r0 = t; t < te && is_hex(*t); t++)
+				;
+			rl = (size_t)(t - r0);
+			for (li = 0; li < n_lens; li++) {
+				size_t L = lens[li];
+
+				for (w = 0; L <= rl && w + L <= rl; w++) {
+					char *pw = win, **hit;
+					hkey *e;
+					size_t c;
+
+					for (c = 0; c < L; c++)
+						win[c] = (char)tolower((unsigned char)r0[w + c]);
+					win[L] = '\0';
+					hit = bsearch(&pw, h->hashes.v, h->hashes.n, sizeof(*h->hashes.v), str_cmp);
+					if (!hit)
+						continue;
+					e = AGC_ARRAY_PUSH(&h->by_hash, (size_t)1 << 26);
+					if (!e)
+						goto out;
+					e->key = *hit;
+					e->line = i;
+				}
+			}
+		}
+	}
+	qsort(h->by_hash.v, h->by_hash.n, sizeof(*h->by_hash.v), hkey_cmp);
+	rc = 0;
+out:
+	return rc;
+}
+
+/* The run's history.jsonl, read from fd (stat st) unless what the run holds is this file as
+ * it is now. NULL (error set) when it cannot be read. */
+static hist_state *hist_get(claude_run *run, int fd, const struct stat *st)
+{
+	hist_state *h = &run->hist;
+	agc_filekey k;
+
+	agc_filekey_of(st, &k);
+	if (h->ok && agc_filekey_same(&h->key, &k)) {
+		close(fd);
+		return h;
+	}
+	hist_release(h);
+	h->text = (agc_buf)AGC_BUF_INIT_MAX(((size_t)1 << 30) + 1);
+	h->sids = (agc_buf)AGC_BUF_INIT_MAX((size_t)1 << 30);
+	if (agc_read_fd(fd, "history.jsonl", (size_t)1 << 30, &h->text) < 0)
+		return NULL;
+	if (hist_index(h) < 0) {
+		hist_release(h);
+		return NULL;
+	}
+	h->key = k;
+	/* kept only when what was read is the file as it was looked at (Claude appends: a
+	 * change shows in its size, a rewrite by rename in its inode) */
+	h->ok = h->text.len == (size_t)st->st_size;
+	return h;
+}
+
+/* The lines (by_sid entries) whose sessionId is id, any case: [*lo, *hi). */
+static void hist_lines_of(const hist_state *h, const char *id, size_t *lo, size_t *hi)
+{
+	char low[AGC_ID_MAX];
+	size_t i, a = 0, b = h->by_sid.n;
+
+	for (i = 0; id[i] && i + 1 < sizeof(low); i++)
+		low[i] = (char)tolower((unsigned char)id[i]);
+	low[i] = '\0';
+	while (a < b) {
+		size_t m = a + (b - a) / 2;
+
+		if (strcmp(h->by_sid.v[m].key, low) < 0)
+			a = m + 1;
+		else
+			b = m;
+	}
+	*lo = a;
+	while (a < h->by_sid.n && strcmp(h->by_sid.v[a].key, low) == 0)
+		a++;
+	*hi = a;
+}
+
+static int size_cmp(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* discover_history from the run's index: the same lines, notes and paste files, in the same
+ * order, as the passes over the file give (each id's lines looked up, not every line parsed). */
+static int history_from_run(agc_plan *p, agc_lineset *ls, const hist_state *h)
+{
+	const char *base = agc_buf_cstr(&h->text);
+	struct { size_t *v; size_t n, cap; } mine = {0}, refs = {0};
+	strset hashes = {0};
+	bool long_noted = false, bad_noted = false;
+	size_t i, j, lo, hi;
+	int rc = -1;
+
+	for (i = 0; i < p->ids.n; i++) {
+		hist_lines_of(h, p->ids.v[i], &lo, &hi);
+		for (j = lo; j < hi; j++) {
+			size_t *s = AGC_ARRAY_PUSH(&mine, (size_t)1 << 26);
+
+			if (!s)
+				goto out;
+			*s = h->by_sid.v[j].line;
+		}
+	}
+	qsort(mine.v, mine.n, sizeof(*mine.v), size_cmp);
+	/* too long to parse, or malformed, and naming the session: said once each (R8) */
+	for (i = 0; i < h->odd.n && !(long_noted && bad_noted); i++) {
+		const hline *l = &h->lines.v[h->odd.v[i]];
+		const char *s = base + l->off;
+
+		if (l->kind == 1 && !long_noted && names_ids(s, l->len, p->ids.v, p->ids.n)) {
+			if (agc_plan_add_note_kind(p, R_CONFIG, "history.jsonl", "lines",
+						   "error: a line too long to check names the session") < 0)
+				goto out;
+			long_noted = true;
+		}
+		if (l->kind == 2 && !bad_noted && names_ids(s, l->len, p->ids.v, p->ids.n)) {
+			if (agc_plan_add_note_kind(p, R_CONFIG, "history.jsonl", "lines",
+						   "error: a malformed line names the session; not removed") < 0)
+				goto out;
+			bad_noted = true;
+		}
+	}
+	for (i = 0; i < mine.n; i++) {
+		const hline *l = &h->lines.v[mine.v[i]];
+		json_t *jl, *pc, *v;
+		const char *k;
+
+		if (i && mine.v[i] == mine.v[i - 1])
+			continue;
+		jl = agc_json_parse(base + l->off, l->len);
+		pc = json_object_get(jl, "pastedContents");
+		ls->count++;
+		ls->bytes += l->full;
+		json_object_foreach(pc, k, v)
+		{
+			const char *hh = agc_json_str(v, "contentHash");
+
+			if (hh && paste_hash_ok(hh))
+				strset_add(&hashes, hh);
+		}
+		json_decref(jl);
+	}
+	/* the lines in which one of the hashes appears, in file order */
+	for (i = 0; i < hashes.n; i++) {
+		size_t a = 0, b = h->by_hash.n;
+
+		while (a < b) {
+			size_t m = a + (b - a) / 2;
+
+			if (strcmp(h->by_hash.v[m].key, hashes.v[i]) < 0)
+				a = m + 1;
+			else
+				b = m;
+		}
+		for (; a < h->by_hash.n && strcmp(h->by_hash.v[a].key, hashes.v[i]) == 0; a++) {
+			size_t *s = AGC_ARRAY_PUSH(&refs, (size_t)1 << 26);
+
+			if (!s)
+				goto out;
+			*s = h->by_hash.v[a].line;
+		}
+	}
+	qsort(refs.v, refs.n, sizeof(*refs.v), size_cmp);
+	/* a paste file any other line mentions stays (content-addressed, shared) */
+	for (j = 0; j < refs.n && hashes.n; j++) {
+		const hline *l = &h->lines.v[refs.v[j]];
+		const char *s = base + l->off;
+
+		if (j && refs.v[j] == refs.v[j - 1])
+			continue;
+		if (bsearch(&refs.v[j], mine.v, mine.n, sizeof(*mine.v), size_cmp))
+			continue;
+		for (i = 0; i < hashes.n; i++) {
+			if (ci_find(s, l->len, hashes.v[i], strlen(hashes.v[i]))) {
+				if (p->n_going && names_ids(s, l->len, p->going, p->n_going))
+					p->batch_conflict = true;
+				free(hashes.v[i]);
+				hashes.v[i] = hashes.v[--hashes.n];
+				i--;
+			}
+		}
+	}
+	for (i = 0; i < hashes.n; i++) {
+		char rel[128];
+
+		snprintf(rel, sizeof(rel), "paste-cache/%s.txt", hashes.v[i]);
+		if (agc_plan_add_art(p, R_CONFIG, rel, p->id, 0, NULL) < 0)
+			goto out;
+	}
+	rc = 0;
+out:
+	strset_release(&hashes);
+	free(mine.v);
+	free(refs.v);
+	return rc;
+}
+
+/* The names of dir (todos/, telemetry/) as the run listed them, unless the dir changed. */
+static int dent_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct dent *)a)->name, ((const struct dent *)b)->name);
+}
+
+static dir_state *dir_get(dir_state *ds, DIR *d)
+{
+	struct timespec now;
+	int64_t began;
+	struct stat st;
+	struct dirent *e;
+	agc_filekey k;
+	size_t seen = 0, i;
+
+	if (fstat(dirfd(d), &st) < 0)
+		return NULL;
+	agc_filekey_of(&st, &k);
+	if (ds->ok && agc_filekey_same(&ds->key, &k))
+		return ds;
+	dir_release(ds);
+	clock_gettime(CLOCK_REALTIME, &now);
+	began = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
+	while ((e = readdir(d)) && seen++ < DIR_ENTRIES_MAX) {
+		char **slot = AGC_ARRAY_PUSH(&ds->names, DIR_ENTRIES_MAX);
+
+		if (!slot || !(*slot = agc_strdup(e->d_name))) {
+			dir_release(ds);
+			return NULL;
+		}
+	}
+	ds->sorted = malloc((ds->names.n ? ds->names.n : 1) * sizeof(*ds->sorted));
+	if (!ds->sorted) {
+		dir_release(ds);
+		agc_error_oom();
+		return NULL;
+	}
+	for (i = 0; i < ds->names.n; i++) {
+		ds->sorted[i].name = ds->names.v[i];
+		ds->sorted[i].pos = i;
+	}
+	qsort(ds->sorted, ds->names.n, sizeof(*ds->sorted), dent_cmp);
+	ds->key = k;
+	/* A dir's times have the kernel's coarse clock: a change in the same tick as the last
+	 * one leaves them as they were. A listing is kept only when the dir last changed well
+	 * before it began, so any later change shows in its times. */
+	ds->ok = (k.mtime_ns > k.ctime_ns ? k.mtime_ns : k.ctime_ns) < began - DIR_RACY_NS;
+	return ds;
+}
+
 /* Count the session's history lines and find the paste-cache files that only they reference. */
 static int discover_history(agc_plan *p, int cfg)
 {
@@ -1043,6 +1542,7 @@ static int discover_history(agc_plan *p, int cfg)
 	ls->rel = agc_strdup("history.jsonl");
 	ls->lock = AGC_LOCK_MKDIR_10S;
 	ls->match = history_match;
+	ls->which = history_which;
 	ls->dev = st.st_dev;
 	ls->ino = st.st_ino;
 	if (!ls->rel)
@@ -1051,12 +1551,22 @@ static int discover_history(agc_plan *p, int cfg)
 	 * session stays findable; the rewrite itself refuses the link (R2). */
 	{
 		/* R8: a FIFO or a device there is never opened, only reported. */
-		int fd = agc_open_file_at(cfg, "history.jsonl", S_ISLNK(st.st_mode) ? AGC_OPEN_FOLLOW : 0, NULL);
+		struct stat fst;
+		int fd = agc_open_file_at(cfg, "history.jsonl", S_ISLNK(st.st_mode) ? AGC_OPEN_FOLLOW : 0, &fst);
 
-		if (fd == AGC_ENOTFOUND)
+		if (fd == AGC_ENOTFOUND) {
 			rc = agc_error_errno(-1, ENOENT, "cannot open 'history.jsonl'");
-		else
+		} else if (fd >= 0 && p->run) {
+			/* a run of many ids: the file read once, while it stays as it was */
+			hist_state *h = hist_get(p->run, fd, &fst);
+
+			if (h)
+				return history_from_run(p, ls, h);
+			hist_release(&((claude_run *)p->run)->hist);
+			rc = -1;
+		} else {
 			rc = fd < 0 ? -1 : agc_read_fd(fd, "history.jsonl", (size_t)1 << 30, &in);
+		}
 	}
 	if (rc < 0) {
 		char *why = agc_strfmt("error: %s", agc_error_last());
@@ -1165,6 +1675,50 @@ static int add_prefixed(agc_plan *p, size_t root, int rootfd, const char *dir, c
 
 	if (!d)
 		return 0;
+	/* a run of many ids: todos/ and telemetry/ listed once, while they stay as they were */
+	if (p->run && root == R_CONFIG && (strcmp(dir, "todos") == 0 || strcmp(dir, "telemetry") == 0)) {
+		claude_run *run = p->run;
+		dir_state *ds = dir_get(strcmp(dir, "todos") == 0 ? &run->todos : &run->telemetry, d);
+
+		if (ds) {
+			struct { size_t *v; size_t n, cap; } at = {0};
+			size_t a = 0, b = ds->names.n, k;
+
+			while (a < b) {
+				size_t m = a + (b - a) / 2;
+
+				if (strcmp(ds->sorted[m].name, prefix) < 0)
+					a = m + 1;
+				else
+					b = m;
+			}
+			for (; rc == 0 && a < ds->names.n && strncmp(ds->sorted[a].name, prefix, pl) == 0; a++) {
+				size_t *s = AGC_ARRAY_PUSH(&at, DIR_ENTRIES_MAX);
+
+				if (!s)
+					rc = -1;
+				else
+					*s = ds->sorted[a].pos;
+			}
+			/* in the order a listing of the dir gives them */
+			qsort(at.v, at.n, sizeof(*at.v), size_cmp);
+			for (k = 0; rc == 0 && k < at.n; k++) {
+				const char *name = ds->names.v[at.v[k]];
+				size_t nl = strlen(name);
+
+				if (nl <= pl + sl || (sl && strcmp(name + nl - sl, suffix) != 0))
+					continue;
+				if ((size_t)snprintf(rel, sizeof(rel), "%s/%s", dir, name) >= sizeof(rel))
+					continue;
+				if (agc_plan_add_art(p, root, rel, p->id, flags, NULL) < 0)
+					rc = -1;
+			}
+			free(at.v);
+			closedir(d);
+			return rc;
+		}
+		rewinddir(d);
+	}
 	while ((e = readdir(d)) && seen++ < DIR_ENTRIES_MAX) {
 		size_t nl = strlen(e->d_name);
 
@@ -2345,4 +2899,6 @@ const agc_adapter agc_adapter_claude = {
 	.agent_proc = claude_agent_proc,
 	.accounted = claude_accounted,
 	.accounted_ls = claude_accounted_ls,
+	.run_new = claude_run_new,
+	.run_free = claude_run_free,
 };
