@@ -101,9 +101,12 @@ typedef struct agc_lineset {
 	agc_lock_kind lock;
 	/* True when the line belongs to one of ids; malformed lines never match. */
 	bool (*match)(const char *line, size_t len, char *const *ids, size_t n_ids);
-	/* The same for many ids at once, sorted by strcasecmp: the index of the id the line
-	 * belongs to, or -1. May be NULL (match is used). */
-	long (*which)(const char *line, size_t len, char *const *sorted_ids, size_t n_ids);
+	/* The same for many ids at once, sorted by strcasecmp: which_new makes a matcher for
+	 * them (NULL: error set), which gives the index of the id the line belongs to, or -1,
+	 * which_free frees it. All NULL: match is used. */
+	void *(*which_new)(char *const *sorted_ids, size_t n_ids);
+	long (*which)(void *m, const char *line, size_t len);
+	void (*which_free)(void *m);
 	uint64_t count, bytes;  /* matching lines at discovery */
 	dev_t dev;
 	ino_t ino;

@@ -35,16 +35,21 @@ static int write_all(int fd, const char *p, size_t n)
 static int filter(const agc_buf *in, const agc_lineset *ls, char *const *ids, size_t n_ids,
 		  agc_buf *out, uint64_t *count, uint64_t *bytes, uint64_t *id_counts, uint64_t *id_bytes)
 {
+	void *m = NULL;
+	int rc = 0;
+
 	const char *p = in->ptr ? in->ptr : "", *end = p + in->len;
 
 	*count = *bytes = 0;
+	if (ls->which_new && !(m = ls->which_new(ids, n_ids)))
+		return -1;
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
 		size_t full = nl ? len + 1 : len;
 
 		long w = len > AGC_LINE_MAX ? -1
-			 : ls->which ? ls->which(p, len, ids, n_ids)
+			 : m ? ls->which(m, p, len)
 			 : ls->match(p, len, ids, n_ids) ? 0 : -1;
 
 		if (w >= 0 && (size_t)w < n_ids) {
@@ -55,11 +60,14 @@ static int filter(const agc_buf *in, const agc_lineset *ls, char *const *ids, si
 			if (id_bytes)
 				id_bytes[w] += full;
 		} else if (agc_buf_add(out, p, full) < 0) {
-			return -1;
+			rc = -1;
+			break;
 		}
 		p += full;
 	}
-	return 0;
+	if (m)
+		ls->which_free(m);
+	return rc;
 }
 
 void agc_filekey_of(const struct stat *st, agc_filekey *k)
@@ -84,7 +92,7 @@ int agc_lines_rewrite(int rootfd, const agc_lineset *ls, char *const *ids, size_
 	agc_lineset one = *ls;
 
 	/* ids in the plan's order: the per-id matcher */
-	one.which = NULL;
+	one.which_new = NULL;
 	return agc_lines_rewrite_ids(rootfd, &one, ids, n_ids, procroot, flags, res, NULL, NULL);
 }
 

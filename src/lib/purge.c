@@ -2411,12 +2411,19 @@ static void batch_flush(batch *b)
 		if (!it->pending)
 			continue;
 		purge_finish(&it->p, (size_t)it->agent, it->r, b->flags, &it->rest, b->run[it->agent]);
-		it->pending = false;
-		agc_plan_release(&it->p);
-		it->ready = false;
 		reason_hints(it->r);
 		b->out[k] = it->r;
 		it->r = NULL;
+	}
+	/* the plans last: a failure noted for one names its shared file by another's path */
+	for (k = 0; k < b->n; k++) {
+		bitem *it = &b->it[k];
+
+		if (!it->pending)
+			continue;
+		it->pending = false;
+		agc_plan_release(&it->p);
+		it->ready = false;
 	}
 }
 

@@ -960,33 +960,6 @@ static bool history_match(const char *line, size_t len, char *const *ids, size_t
 	return hit;
 }
 
-static int case_cmp(const void *a, const void *b)
-{
-	return strcasecmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* history_match for many ids sorted by strcasecmp: the line's sessionId parsed once and looked
- * up. Returns its index in ids, or -1; a line that does not parse never matches (R8). */
-static long history_which(const char *line, size_t len, char *const *ids, size_t n_ids)
-{
-	json_t *j;
-	const char *sid;
-	char *const *hit;
-	long at = -1;
-
-	if (!n_ids)
-		return -1;
-	j = agc_json_parse(line, len);
-	if (!j)
-		return -1;
-	sid = agc_json_str(j, "sessionId");
-	hit = sid ? bsearch(&sid, ids, n_ids, sizeof(*ids), case_cmp) : NULL;
-	if (hit)
-		at = (long)(hit - ids);
-	json_decref(j);
-	return at;
-}
-
 /* True when the line holds the text of one of ids (any case). */
 static bool names_ids(const char *line, size_t len, char *const *ids, size_t n_ids)
 {
@@ -1057,25 +1030,31 @@ static int strset_add(strset *s, const char *v)
 /* A line of history.jsonl as the run read it. */
 typedef struct hline {
 	size_t off, len, full;  /* full: with its newline */
-	unsigned char kind;     /* 0 a line discovery may match, 1 too long, 2 malformed */
 } hline;
 
-/* A line whose sessionId is sid (lower case), or one in which a paste hash appears. */
-typedef struct hkey {
-	const char *key;
+/* Where a text that could be an id, or a paste hash, appears: a window of a run of the
+ * characters they are made of, lower case. */
+typedef struct hwin {
+	char k[65];
 	size_t line;
-} hkey;
+} hwin;
+
+/* The ids of the index: a UUID (36 characters, dashes in it) and a sub-agent's (17, no dash). */
+#define WIN_UUID 36
+#define WIN_AGENT 17
+
+typedef struct winset {
+	bool built;
+	struct { hwin *v; size_t n, cap; } w;  /* sorted by (k, line) */
+} winset;
 
 typedef struct hist_state {
 	bool ok;
 	agc_filekey key;
 	agc_buf text;
 	struct { hline *v; size_t n, cap; } lines;
-	struct { hkey *v; size_t n, cap; } by_sid;   /* sorted by (key, line) */
-	struct { size_t *v; size_t n, cap; } odd;    /* lines of kind 1 or 2, in file order */
-	struct { char **v; size_t n, cap; } hashes;  /* every paste hash any line gives, sorted */
-	struct { hkey *v; size_t n, cap; } by_hash;  /* lines in which a hash appears, sorted */
-	agc_buf sids;                                /* the lower-case session ids, one block */
+	winset ids;         /* windows of WIN_UUID and WIN_AGENT characters */
+	winset hash[65];    /* windows of n hex characters, made when a hash of n is looked up */
 } hist_state;
 
 typedef struct dir_state {
@@ -1096,13 +1075,9 @@ static void hist_release(hist_state *h)
 
 	agc_buf_release(&h->text);
 	free(h->lines.v);
-	free(h->by_sid.v);
-	free(h->odd.v);
-	for (i = 0; i < h->hashes.n; i++)
-		free(h->hashes.v[i]);
-	free(h->hashes.v);
-	free(h->by_hash.v);
-	agc_buf_release(&h->sids);
+	free(h->ids.w.v);
+	for (i = 0; i < sizeof(h->hash) / sizeof(h->hash[0]); i++)
+		free(h->hash[i].w.v);
 	memset(h, 0, sizeof(*h));
 }
 
@@ -1138,17 +1113,18 @@ static void claude_run_free(void *run)
 	free(r);
 }
 
-static int hkey_cmp(const void *a, const void *b)
+static int hwin_cmp(const void *a, const void *b)
 {
-	const hkey *x = a, *y = b;
-	int c = strcmp(x->key, y->key);
+	const hwin *x = a, *y = b;
+	int c = strcmp(x->k, y->k);
 
 	return c ? c : x->line < y->line ? -1 : x->line > y->line;
 }
 
-static int str_cmp(const void *a, const void *b)
+/* 1: a hex digit, 2: a dash, else 0 */
+static inline unsigned win_class(unsigned char c)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	return (unsigned)(c - '0') < 10u || (unsigned)((c | 0x20) - 'a') < 6u ? 1 : c == '-' ? 2 : 0;
 }
 
 static bool is_hex(char c)
@@ -1156,146 +1132,141 @@ static bool is_hex(char c)
 	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
 }
 
-/* Index history.jsonl (in h->text): each line's kind, the lines of each sessionId, and the
- * lines in which each paste hash appears (as text, any case: what discover_history's second
- * pass looks for). 0 or -1. */
+/* Calls each(window, L, ud) for every window of L characters (lower case) of the runs of
+ * hex characters (and dashes, when dash) in text: every place a text of L such characters
+ * appears, in any case. Returns what each returns when not 0. */
+static int each_window(const char *t, size_t n, size_t L, bool dash,
+		       int (*each)(const char *w, size_t L, void *ud), void *ud)
+{
+	const unsigned char *u = (const unsigned char *)t, *ue = u + n;
+	unsigned char ok = dash ? 3 : 1;
+	char win[65];
+
+	if (L > 64)
+		return 0;
+	while (u < ue) {
+		const unsigned char *r0;
+		size_t rl, w, c;
+		int rc;
+
+		if (!(win_class(*u) & ok)) {
+			u++;
+			continue;
+		}
+		for (r0 = u; u < ue && (win_class(*u) & ok); u++)
+			;
+		rl = (size_t)(u - r0);
+		for (w = 0; w + L <= rl; w++) {
+			for (c = 0; c < L; c++)
+				win[c] = (char)(r0[w + c] | 0x20); /* hex digits and '-' */
+			win[L] = '\0';
+			if ((rc = each(win, L, ud)) != 0)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+typedef struct win_add {
+	winset *ws;
+	size_t line;
+	bool uuid_only_dash;
+} win_add;
+
+static int win_push(const char *w, size_t L, void *ud)
+{
+	win_add *wa = ud;
+	hwin *e;
+
+	/* a sub-agent id has no dash */
+	if (L == WIN_AGENT && memchr(w, '-', L))
+		return 0;
+	e = AGC_ARRAY_PUSH(&wa->ws->w, (size_t)1 << 26);
+	if (!e)
+		return -1;
+	memcpy(e->k, w, L + 1);
+	e->line = wa->line;
+	return 0;
+}
+
+/* The windows of L characters of every line (ids: both id lengths, dashes in runs). */
+static int winset_build(hist_state *h, winset *ws, size_t L, bool ids)
+{
+	const char *base = agc_buf_cstr(&h->text);
+	size_t i;
+
+	for (i = 0; i < h->lines.n; i++) {
+		win_add wa = {ws, i, false};
+		const hline *l = &h->lines.v[i];
+
+		if (ids) {
+			if (each_window(base + l->off, l->len, WIN_UUID, true, win_push, &wa) < 0 ||
+			    each_window(base + l->off, l->len, WIN_AGENT, false, win_push, &wa) < 0)
+				return -1;
+		} else if (each_window(base + l->off, l->len, L, false, win_push, &wa) < 0) {
+			return -1;
+		}
+	}
+	qsort(ws->w.v, ws->w.n, sizeof(*ws->w.v), hwin_cmp);
+	ws->built = true;
+	return 0;
+}
+
+/* The lines in which key (lower case) appears in any case, appended to out; ws built. */
+static int winset_lines(const winset *ws, const char *key, void *out_arr)
+{
+	struct { size_t *v; size_t n, cap; } *out = out_arr;
+	size_t a = 0, b = ws->w.n;
+
+	while (a < b) {
+		size_t m = a + (b - a) / 2;
+
+		if (strcmp(ws->w.v[m].k, key) < 0)
+			a = m + 1;
+		else
+			b = m;
+	}
+	for (; a < ws->w.n && strcmp(ws->w.v[a].k, key) == 0; a++) {
+		size_t *s = AGC_ARRAY_PUSH(out, (size_t)1 << 26);
+
+		if (!s)
+			return -1;
+		*s = ws->w.v[a].line;
+	}
+	return 0;
+}
+
+/* Whether id has the form the id windows are made for (lower case: canonical ids are). */
+static bool id_windowed(const char *id)
+{
+	size_t n = strlen(id), i;
+
+	if (n != WIN_UUID && n != WIN_AGENT)
+		return false;
+	for (i = 0; i < n; i++)
+		if (!(is_hex(id[i]) || (n == WIN_UUID && id[i] == '-')) || isupper((unsigned char)id[i]))
+			return false;
+	return true;
+}
+
+/* Index history.jsonl (in h->text): its lines, and where each text of an id's form appears. */
 static int hist_index(hist_state *h)
 {
 	const char *base = agc_buf_cstr(&h->text), *s = base, *end = base + h->text.len;
-	size_t lens[64], n_lens = 0, i;
-	bool len_seen[65] = {false};
-	char win[65];
-	int rc = -1;
 
-	/* pass 1: parse each line once */
 	while (s < end) {
 		const char *nl = memchr(s, '\n', (size_t)(end - s));
 		size_t len = nl ? (size_t)(nl - s) : (size_t)(end - s);
 		hline *l = AGC_ARRAY_PUSH(&h->lines, (size_t)1 << 26);
 
 		if (!l)
-			goto out;
+			return -1;
 		l->off = (size_t)(s - base);
 		l->len = len;
 		l->full = len + (nl ? 1 : 0);
-		if (len > AGC_LINE_MAX) {
-			l->kind = 1;
-		} else {
-			json_t *j = agc_json_parse(s, len), *pc, *v;
-			const char *sid, *k;
-
-			if (!json_is_object(j)) {
-				l->kind = 2;
-			} else {
-				sid = agc_json_str(j, "sessionId");
-				if (sid) {
-					hkey *e = AGC_ARRAY_PUSH(&h->by_sid, (size_t)1 << 26);
-					size_t c, n = strlen(sid);
-
-					if (!e) {
-						json_decref(j);
-						goto out;
-					}
-					/* the key is an offset into the block until it is complete */
-					e->key = (const char *)(uintptr_t)h->sids.len;
-					e->line = h->lines.n - 1;
-					for (c = 0; c < n; c++)
-						if (agc_buf_addc(&h->sids, (char)tolower((unsigned char)sid[c])) < 0)
-							break;
-					if (c < n || agc_buf_addc(&h->sids, '\0') < 0) {
-						json_decref(j);
-						goto out;
-					}
-				}
-				pc = json_object_get(j, "pastedContents");
-				json_object_foreach(pc, k, v)
-				{
-					const char *hh = agc_json_str(v, "contentHash");
-					char **slot;
-
-					if (!hh || !paste_hash_ok(hh))
-						continue;
-					slot = AGC_ARRAY_PUSH(&h->hashes, (size_t)1 << 24);
-					if (!slot || !(*slot = agc_strdup(hh))) {
-						json_decref(j);
-						goto out;
-					}
-					if (!len_seen[strlen(hh)]) {
-						len_seen[strlen(hh)] = true;
-						lens[n_lens++] = strlen(hh);
-					}
-				}
-			}
-			json_decref(j);
-		}
-		if (l->kind) {
-			size_t *o = AGC_ARRAY_PUSH(&h->odd, (size_t)1 << 26);
-
-			if (!o)
-				goto out;
-			*o = h->lines.n - 1;
-		}
 		s += l->full;
 	}
-	for (i = 0; i < h->by_sid.n; i++)
-		h->by_sid.v[i].key = h->sids.ptr + (size_t)(uintptr_t)h->by_sid.v[i].key;
-	qsort(h->by_sid.v, h->by_sid.n, sizeof(*h->by_sid.v), hkey_cmp);
-	qsort(h->hashes.v, h->hashes.n, sizeof(*h->hashes.v), str_cmp);
-	{
-		size_t w = 0;
-
-		for (i = 0; i < h->hashes.n; i++) {
-			if (w && strcmp(h->hashes.v[w - 1], h->hashes.v[i]) == 0) {
-				free(h->hashes.v[i]);
-				continue;
-			}
-			h->hashes.v[w++] = h->hashes.v[i];
-		}
-		h->hashes.n = w;
-	}
-	/* pass 2: where each hash appears. A hash is hex, so it appears only inside a run of hex
-	 * characters: every window of a hash's length of each run is looked up. */
-	for (i = 0; h->hashes.n && i < h->lines.n; i++) {
-		const char *t = base + h->lines.v[i].off, *te = t + h->lines.v[i].len;
-
-		while (t < te) {
-			const char *r0;
-			size_t rl, li, w;
-
-			if (!is_hex(*t)) {
-				t++;
-				continue;
-			}
-			for (r0 = t; t < te && is_hex(*t); t++)
-				;
-			rl = (size_t)(t - r0);
-			for (li = 0; li < n_lens; li++) {
-				size_t L = lens[li];
-
-				for (w = 0; L <= rl && w + L <= rl; w++) {
-					char *pw = win, **hit;
-					hkey *e;
-					size_t c;
-
-					for (c = 0; c < L; c++)
-						win[c] = (char)tolower((unsigned char)r0[w + c]);
-					win[L] = '\0';
-					hit = bsearch(&pw, h->hashes.v, h->hashes.n, sizeof(*h->hashes.v), str_cmp);
-					if (!hit)
-						continue;
-					e = AGC_ARRAY_PUSH(&h->by_hash, (size_t)1 << 26);
-					if (!e)
-						goto out;
-					e->key = *hit;
-					e->line = i;
-				}
-			}
-		}
-	}
-	qsort(h->by_hash.v, h->by_hash.n, sizeof(*h->by_hash.v), hkey_cmp);
-	rc = 0;
-out:
-	return rc;
+	return winset_build(h, &h->ids, 0, true);
 }
 
 /* The run's history.jsonl, read from fd (stat st) unless what the run holds is this file as
@@ -1312,7 +1283,6 @@ static hist_state *hist_get(claude_run *run, int fd, const struct stat *st)
 	}
 	hist_release(h);
 	h->text = (agc_buf)AGC_BUF_INIT_MAX(((size_t)1 << 30) + 1);
-	h->sids = (agc_buf)AGC_BUF_INIT_MAX((size_t)1 << 30);
 	if (agc_read_fd(fd, "history.jsonl", (size_t)1 << 30, &h->text) < 0)
 		return NULL;
 	if (hist_index(h) < 0) {
@@ -1326,29 +1296,6 @@ static hist_state *hist_get(claude_run *run, int fd, const struct stat *st)
 	return h;
 }
 
-/* The lines (by_sid entries) whose sessionId is id, any case: [*lo, *hi). */
-static void hist_lines_of(const hist_state *h, const char *id, size_t *lo, size_t *hi)
-{
-	char low[AGC_ID_MAX];
-	size_t i, a = 0, b = h->by_sid.n;
-
-	for (i = 0; id[i] && i + 1 < sizeof(low); i++)
-		low[i] = (char)tolower((unsigned char)id[i]);
-	low[i] = '\0';
-	while (a < b) {
-		size_t m = a + (b - a) / 2;
-
-		if (strcmp(h->by_sid.v[m].key, low) < 0)
-			a = m + 1;
-		else
-			b = m;
-	}
-	*lo = a;
-	while (a < h->by_sid.n && strcmp(h->by_sid.v[a].key, low) == 0)
-		a++;
-	*hi = a;
-}
-
 static int size_cmp(const void *a, const void *b)
 {
 	size_t x = *(const size_t *)a, y = *(const size_t *)b;
@@ -1357,87 +1304,105 @@ static int size_cmp(const void *a, const void *b)
 }
 
 /* discover_history from the run's index: the same lines, notes and paste files, in the same
- * order, as the passes over the file give (each id's lines looked up, not every line parsed). */
-static int history_from_run(agc_plan *p, agc_lineset *ls, const hist_state *h)
+ * order, as the passes over the file give, looking only at the lines in which one of the
+ * session's ids, or one of its paste hashes, appears (every other line is neither the
+ * session's nor names it). */
+static int history_from_run(agc_plan *p, agc_lineset *ls, hist_state *h)
 {
 	const char *base = agc_buf_cstr(&h->text);
-	struct { size_t *v; size_t n, cap; } mine = {0}, refs = {0};
+	struct { size_t *v; size_t n, cap; } cand = {0}, mine = {0}, refs = {0};
 	strset hashes = {0};
-	bool long_noted = false, bad_noted = false;
-	size_t i, j, lo, hi;
+	bool long_noted = false, bad_noted = false, all = false;
+	size_t i, j;
 	int rc = -1;
 
-	for (i = 0; i < p->ids.n; i++) {
-		hist_lines_of(h, p->ids.v[i], &lo, &hi);
-		for (j = lo; j < hi; j++) {
-			size_t *s = AGC_ARRAY_PUSH(&mine, (size_t)1 << 26);
+	for (i = 0; i < p->ids.n && !all; i++) {
+		if (!id_windowed(p->ids.v[i]))
+			all = true; /* not of a form the index knows: every line looked at */
+		else if (winset_lines(&h->ids, p->ids.v[i], &cand) < 0)
+			goto out;
+	}
+	if (all) {
+		cand.n = 0;
+		for (i = 0; i < h->lines.n; i++) {
+			size_t *s = AGC_ARRAY_PUSH(&cand, (size_t)1 << 26);
 
 			if (!s)
 				goto out;
-			*s = h->by_sid.v[j].line;
+			*s = i;
 		}
 	}
-	qsort(mine.v, mine.n, sizeof(*mine.v), size_cmp);
-	/* too long to parse, or malformed, and naming the session: said once each (R8) */
-	for (i = 0; i < h->odd.n && !(long_noted && bad_noted); i++) {
-		const hline *l = &h->lines.v[h->odd.v[i]];
+	qsort(cand.v, cand.n, sizeof(*cand.v), size_cmp);
+	/* pass 1, over the lines that name one of the ids */
+	for (j = 0; j < cand.n; j++) {
+		const hline *l = &h->lines.v[cand.v[j]];
 		const char *s = base + l->off;
+		size_t len = l->len;
+		bool isobj = false, hit = false;
+		json_t *jl = NULL;
 
-		if (l->kind == 1 && !long_noted && names_ids(s, l->len, p->ids.v, p->ids.n)) {
-			if (agc_plan_add_note_kind(p, R_CONFIG, "history.jsonl", "lines",
-						   "error: a line too long to check names the session") < 0)
+		if (j && cand.v[j] == cand.v[j - 1])
+			continue;
+		if (!names_ids(s, len, p->ids.v, p->ids.n))
+			continue;
+		if (len > AGC_LINE_MAX) {
+			/* too long to parse, so never removed; said once (R8) */
+			if (!long_noted && agc_plan_add_note_kind(p, R_CONFIG, "history.jsonl", "lines",
+								  "error: a line too long to check names the session") < 0)
 				goto out;
 			long_noted = true;
+			continue;
 		}
-		if (l->kind == 2 && !bad_noted && names_ids(s, l->len, p->ids.v, p->ids.n)) {
+		jl = agc_json_parse(s, len);
+		isobj = json_is_object(jl);
+		if (isobj) {
+			const char *sid = agc_json_str(jl, "sessionId");
+
+			for (i = 0; sid && i < p->ids.n && !hit; i++)
+				hit = strcasecmp(sid, p->ids.v[i]) == 0;
+		}
+		if (!hit && !isobj && !bad_noted) {
+			/* never removed, still there after the purge: residual (R7, R8) */
 			if (agc_plan_add_note_kind(p, R_CONFIG, "history.jsonl", "lines",
-						   "error: a malformed line names the session; not removed") < 0)
+						   "error: a malformed line names the session; not removed") < 0) {
+				json_decref(jl);
 				goto out;
+			}
 			bad_noted = true;
 		}
-	}
-	for (i = 0; i < mine.n; i++) {
-		const hline *l = &h->lines.v[mine.v[i]];
-		json_t *jl, *pc, *v;
-		const char *k;
+		if (hit) {
+			json_t *pc = json_object_get(jl, "pastedContents"), *v;
+			const char *k;
+			size_t *m = AGC_ARRAY_PUSH(&mine, (size_t)1 << 26);
 
-		if (i && mine.v[i] == mine.v[i - 1])
-			continue;
-		jl = agc_json_parse(base + l->off, l->len);
-		pc = json_object_get(jl, "pastedContents");
-		ls->count++;
-		ls->bytes += l->full;
-		json_object_foreach(pc, k, v)
-		{
-			const char *hh = agc_json_str(v, "contentHash");
+			if (!m) {
+				json_decref(jl);
+				goto out;
+			}
+			*m = cand.v[j];
+			ls->count++;
+			ls->bytes += l->full;
+			json_object_foreach(pc, k, v)
+			{
+				const char *hh = agc_json_str(v, "contentHash");
 
-			if (hh && paste_hash_ok(hh))
-				strset_add(&hashes, hh);
+				if (hh && paste_hash_ok(hh))
+					strset_add(&hashes, hh);
+			}
 		}
 		json_decref(jl);
 	}
 	/* the lines in which one of the hashes appears, in file order */
 	for (i = 0; i < hashes.n; i++) {
-		size_t a = 0, b = h->by_hash.n;
+		size_t L = strlen(hashes.v[i]);
 
-		while (a < b) {
-			size_t m = a + (b - a) / 2;
-
-			if (strcmp(h->by_hash.v[m].key, hashes.v[i]) < 0)
-				a = m + 1;
-			else
-				b = m;
-		}
-		for (; a < h->by_hash.n && strcmp(h->by_hash.v[a].key, hashes.v[i]) == 0; a++) {
-			size_t *s = AGC_ARRAY_PUSH(&refs, (size_t)1 << 26);
-
-			if (!s)
-				goto out;
-			*s = h->by_hash.v[a].line;
-		}
+		if (!h->hash[L].built && winset_build(h, &h->hash[L], L, false) < 0)
+			goto out;
+		if (winset_lines(&h->hash[L], hashes.v[i], &refs) < 0)
+			goto out;
 	}
 	qsort(refs.v, refs.n, sizeof(*refs.v), size_cmp);
-	/* a paste file any other line mentions stays (content-addressed, shared) */
+	/* pass 2: a paste file any other line mentions stays (content-addressed, shared) */
 	for (j = 0; j < refs.n && hashes.n; j++) {
 		const hline *l = &h->lines.v[refs.v[j]];
 		const char *s = base + l->off;
@@ -1448,6 +1413,8 @@ static int history_from_run(agc_plan *p, agc_lineset *ls, const hist_state *h)
 			continue;
 		for (i = 0; i < hashes.n; i++) {
 			if (ci_find(s, l->len, hashes.v[i], strlen(hashes.v[i]))) {
+				/* kept for a line of a session purged earlier in the run: one at a
+				 * time, that line would be gone by now */
 				if (p->n_going && names_ids(s, l->len, p->going, p->n_going))
 					p->batch_conflict = true;
 				free(hashes.v[i]);
@@ -1466,9 +1433,79 @@ static int history_from_run(agc_plan *p, agc_lineset *ls, const hist_state *h)
 	rc = 0;
 out:
 	strset_release(&hashes);
+	free(cand.v);
 	free(mine.v);
 	free(refs.v);
 	return rc;
+}
+
+static int case_cmp(const void *a, const void *b)
+{
+	return strcasecmp(*(char *const *)a, *(char *const *)b);
+}
+
+typedef struct win_find {
+	char *const *ids;
+	size_t n;
+	bool windowed;  /* every id of a form the windows find */
+} win_find;
+
+static void *history_which_new(char *const *ids, size_t n_ids)
+{
+	win_find *f = calloc(1, sizeof(*f));
+	size_t i;
+
+	if (!f) {
+		agc_error_oom();
+		return NULL;
+	}
+	f->ids = ids;
+	f->n = n_ids;
+	f->windowed = true;
+	for (i = 0; i < n_ids && f->windowed; i++)
+		f->windowed = id_windowed(ids[i]);
+	return f;
+}
+
+static int win_is_id(const char *w, size_t L, void *ud)
+{
+	const win_find *f = ud;
+	const char *key = w;
+
+	(void)L;
+	return bsearch(&key, f->ids, f->n, sizeof(*f->ids), case_cmp) ? 1 : 0;
+}
+
+/* history_match for many ids sorted by strcasecmp: the line looked at only when one of the
+ * ids appears in it (as history_match has it), then its sessionId parsed once and looked up.
+ * Returns its index in ids, or -1; a line that does not parse never matches (R8). */
+static long history_which(void *m, const char *line, size_t len)
+{
+	const win_find *f = m;
+	json_t *j;
+	const char *sid;
+	char *const *hit;
+	long at = -1;
+	bool named;
+
+	if (!f->n)
+		return -1;
+	if (f->windowed)
+		named = each_window(line, len, WIN_UUID, true, win_is_id, m) == 1 ||
+			each_window(line, len, WIN_AGENT, false, win_is_id, m) == 1;
+	else
+		named = names_ids(line, len, f->ids, f->n);
+	if (!named)
+		return -1;
+	j = agc_json_parse(line, len);
+	if (!j)
+		return -1;
+	sid = agc_json_str(j, "sessionId");
+	hit = sid ? bsearch(&sid, f->ids, f->n, sizeof(*f->ids), case_cmp) : NULL;
+	if (hit)
+		at = (long)(hit - f->ids);
+	json_decref(j);
+	return at;
 }
 
 /* The names of dir (todos/, telemetry/) as the run listed them, unless the dir changed. */
@@ -1542,7 +1579,9 @@ static int discover_history(agc_plan *p, int cfg)
 	ls->rel = agc_strdup("history.jsonl");
 	ls->lock = AGC_LOCK_MKDIR_10S;
 	ls->match = history_match;
+	ls->which_new = history_which_new;
 	ls->which = history_which;
+	ls->which_free = free;
 	ls->dev = st.st_dev;
 	ls->ino = st.st_ino;
 	if (!ls->rel)
