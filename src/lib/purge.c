@@ -1465,18 +1465,25 @@ static int prepare(agc_ctx *ctx, const char *agent, const char *id, mode m, agc_
 /* Steps 2 on, once the gate answered (live: in use, the holders in the report). */
 static void after_gate(agc_plan *p, int a, agc_report *r, mode m, unsigned flags, bool live);
 
-static int run(agc_ctx *ctx, const char *agent, const char *id, mode m, unsigned flags, agc_report **out)
+/* runs: each adapter's state for the discovery (NULL: none; see agc_adapter.run_new) */
+static int run_with(agc_ctx *ctx, const char *agent, const char *id, mode m, unsigned flags, agc_report **out,
+		    void *const *runs)
 {
 	agc_plan p;
 	int a = -1, rc;
 
-	rc = prepare(ctx, agent, id, m, out, &p, &a, NULL, 0, NULL, NULL);
+	rc = prepare(ctx, agent, id, m, out, &p, &a, NULL, 0, NULL, runs);
 	if (rc != 0)
 		return rc < 0 ? -1 : 0;
 	/* 2. The gate, before anything changes (R5). */
 	after_gate(&p, a, *out, m, flags, gate(&p, *out));
 	agc_plan_release(&p);
 	return 0;
+}
+
+static int run(agc_ctx *ctx, const char *agent, const char *id, mode m, unsigned flags, agc_report **out)
+{
+	return run_with(ctx, agent, id, m, flags, out, NULL);
 }
 
 static void after_gate(agc_plan *p, int a, agc_report *r, mode m, unsigned flags, bool live)
@@ -2503,7 +2510,9 @@ static int many(agc_ctx *ctx, const char *agent, const char *const *idv, size_t 
 			it->ready = false;
 			agc_report_free(it->r);
 			it->r = NULL;
-			if (run(ctx, agent, idv[k], m, flags, &it->r) < 0) {
+			/* its discovery from the state made after the last rewrite (reused only
+			 * while the files are as they were then) */
+			if (run_with(ctx, agent, idv[k], m, flags, &it->r, b.run) < 0) {
 				rc = -1;
 				goto out;
 			}
