@@ -1122,10 +1122,11 @@ static int hwin_cmp(const void *a, const void *b)
 }
 
 /* 1: a hex digit, 2: a dash, else 0 */
-static inline unsigned win_class(unsigned char c)
-{
-	return (unsigned)(c - '0') < 10u || (unsigned)((c | 0x20) - 'a') < 6u ? 1 : c == '-' ? 2 : 0;
-}
+static const unsigned char win_cls[256] = {
+	['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1, ['7'] = 1,
+	['8'] = 1, ['9'] = 1, ['a'] = 1, ['b'] = 1, ['c'] = 1, ['d'] = 1, ['e'] = 1, ['f'] = 1,
+	['A'] = 1, ['B'] = 1, ['C'] = 1, ['D'] = 1, ['E'] = 1, ['F'] = 1, ['-'] = 2,
+};
 
 static bool is_hex(char c)
 {
@@ -1149,11 +1150,11 @@ static int each_window(const char *t, size_t n, size_t L, bool dash,
 		size_t rl, w, c;
 		int rc;
 
-		if (!(win_class(*u) & ok)) {
+		if (!(win_cls[*u] & ok)) {
 			u++;
 			continue;
 		}
-		for (r0 = u; u < ue && (win_class(*u) & ok); u++)
+		for (r0 = u; u < ue && (win_cls[*u] & ok); u++)
 			;
 		rl = (size_t)(u - r0);
 		for (w = 0; w + L <= rl; w++) {
@@ -1162,6 +1163,57 @@ static int each_window(const char *t, size_t n, size_t L, bool dash,
 			win[L] = '\0';
 			if ((rc = each(win, L, ud)) != 0)
 				return rc;
+		}
+	}
+	return 0;
+}
+
+/* each_window for both id forms in one pass: windows of WIN_UUID characters of the runs of
+ * hex characters and dashes, and of WIN_AGENT of the runs of hex characters alone. */
+static int each_id_window(const char *t, size_t n, int (*each)(const char *w, size_t L, void *ud), void *ud)
+{
+	const unsigned char *u = (const unsigned char *)t, *ue = u + n;
+	char win[65];
+
+	while (u < ue) {
+		const unsigned char *r0, *r1, *h0;
+		size_t rl, w, c;
+		int rc;
+
+		if (!win_cls[*u]) {
+			u++;
+			continue;
+		}
+		for (r0 = u; u < ue && win_cls[*u]; u++)
+			;
+		r1 = u;
+		rl = (size_t)(r1 - r0);
+		if (rl < WIN_AGENT)
+			continue;
+		for (w = 0; w + WIN_UUID <= rl; w++) {
+			for (c = 0; c < WIN_UUID; c++)
+				win[c] = (char)(r0[w + c] | 0x20); /* hex digits and '-' */
+			win[WIN_UUID] = '\0';
+			if ((rc = each(win, WIN_UUID, ud)) != 0)
+				return rc;
+		}
+		for (h0 = r0; h0 < r1;) {
+			const unsigned char *h1;
+
+			if (*h0 == '-') {
+				h0++;
+				continue;
+			}
+			for (h1 = h0; h1 < r1 && *h1 != '-'; h1++)
+				;
+			for (w = 0; w + WIN_AGENT <= (size_t)(h1 - h0); w++) {
+				for (c = 0; c < WIN_AGENT; c++)
+					win[c] = (char)(h0[w + c] | 0x20);
+				win[WIN_AGENT] = '\0';
+				if ((rc = each(win, WIN_AGENT, ud)) != 0)
+					return rc;
+			}
+			h0 = h1;
 		}
 	}
 	return 0;
@@ -1200,8 +1252,7 @@ static int winset_build(hist_state *h, winset *ws, size_t L, bool ids)
 		const hline *l = &h->lines.v[i];
 
 		if (ids) {
-			if (each_window(base + l->off, l->len, WIN_UUID, true, win_push, &wa) < 0 ||
-			    each_window(base + l->off, l->len, WIN_AGENT, false, win_push, &wa) < 0)
+			if (each_id_window(base + l->off, l->len, win_push, &wa) < 0)
 				return -1;
 		} else if (each_window(base + l->off, l->len, L, false, win_push, &wa) < 0) {
 			return -1;
@@ -1491,8 +1542,7 @@ static long history_which(void *m, const char *line, size_t len)
 	if (!f->n)
 		return -1;
 	if (f->windowed)
-		named = each_window(line, len, WIN_UUID, true, win_is_id, m) == 1 ||
-			each_window(line, len, WIN_AGENT, false, win_is_id, m) == 1;
+		named = each_id_window(line, len, win_is_id, m) == 1;
 	else
 		named = names_ids(line, len, f->ids, f->n);
 	if (!named)
