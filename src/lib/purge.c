@@ -1800,7 +1800,7 @@ typedef struct bitem {
 typedef struct bexpect {
 	int agent;
 	size_t root;
-	const char *rel;  /* the plan's */
+	char *rel;
 	bool seen;        /* it existed then */
 	agc_filekey key;
 } bexpect;
@@ -2252,7 +2252,10 @@ static int batch_expect(batch *b, size_t k)
 			return -1;
 		e->agent = it->agent;
 		e->root = ls->root;
-		e->rel = ls->rel;
+		if (!(e->rel = agc_strdup(ls->rel))) {
+			b->expect.n--;
+			return -1;
+		}
 		/* looked at as the rewrite opens it: beneath the root, the leaf not followed */
 		if (rootfd >= 0 && agc_walk_parent(rootfd, ls->rel, &dfd, &leaf, &err) == AGC_WALK_OK &&
 		    fstatat(dfd, leaf, &st, AT_SYMLINK_NOFOLLOW) == 0) {
@@ -2379,8 +2382,12 @@ fail:
 
 		for (i = 0; i < ids.n && !mine; i++)
 			mine = ids.v[i].item == k;
-		if (mine)
-			note_failure(&it->rest.line_fails, e->root, e->rel, agc_strdup(why ? why : "error"));
+		for (i = 0; mine && i < it->p.lines.n; i++)
+			if (it->p.lines.v[i].root == e->root && strcmp(it->p.lines.v[i].rel, e->rel) == 0)
+				break;
+		if (mine && i < it->p.lines.n)
+			note_failure(&it->rest.line_fails, e->root, it->p.lines.v[i].rel,
+				     agc_strdup(why ? why : "error"));
 	}
 out:
 	free(why);
@@ -2402,8 +2409,10 @@ static void batch_flush(batch *b)
 		any = b->it[k].pending;
 	if (!any)
 		return;
-	for (i = 0; i < b->expect.n; i++)
+	for (i = 0; i < b->expect.n; i++) {
 		batch_rewrite(b, &b->expect.v[i]);
+		free(b->expect.v[i].rel);
+	}
 	b->expect.n = 0;
 	for (a = 0; agc_adapter_table[a]; a++) {
 		const agc_adapter *ad = agc_adapter_table[a];
@@ -2577,6 +2586,8 @@ out:
 	for (a = 0; agc_adapter_table[a]; a++)
 		if (agc_adapter_table[a]->run_free)
 			agc_adapter_table[a]->run_free(b.run[a]);
+	for (k = 0; k < b.expect.n; k++)
+		free(b.expect.v[k].rel);
 	free(b.expect.v);
 	return rc;
 }

@@ -1258,7 +1258,8 @@ static int winset_build(hist_state *h, winset *ws, size_t L, bool ids)
 			return -1;
 		}
 	}
-	qsort(ws->w.v, ws->w.n, sizeof(*ws->w.v), hwin_cmp);
+	if (ws->w.n)
+		qsort(ws->w.v, ws->w.n, sizeof(*ws->w.v), hwin_cmp);
 	ws->built = true;
 	return 0;
 }
@@ -1383,7 +1384,8 @@ static int history_from_run(agc_plan *p, agc_lineset *ls, hist_state *h)
 			*s = i;
 		}
 	}
-	qsort(cand.v, cand.n, sizeof(*cand.v), size_cmp);
+	if (cand.n)
+		qsort(cand.v, cand.n, sizeof(*cand.v), size_cmp);
 	/* pass 1, over the lines that name one of the ids */
 	for (j = 0; j < cand.n; j++) {
 		const hline *l = &h->lines.v[cand.v[j]];
@@ -1452,7 +1454,8 @@ static int history_from_run(agc_plan *p, agc_lineset *ls, hist_state *h)
 		if (winset_lines(&h->hash[L], hashes.v[i], &refs) < 0)
 			goto out;
 	}
-	qsort(refs.v, refs.n, sizeof(*refs.v), size_cmp);
+	if (refs.n)
+		qsort(refs.v, refs.n, sizeof(*refs.v), size_cmp);
 	/* pass 2: a paste file any other line mentions stays (content-addressed, shared) */
 	for (j = 0; j < refs.n && hashes.n; j++) {
 		const hline *l = &h->lines.v[refs.v[j]];
@@ -1460,7 +1463,7 @@ static int history_from_run(agc_plan *p, agc_lineset *ls, hist_state *h)
 
 		if (j && refs.v[j] == refs.v[j - 1])
 			continue;
-		if (bsearch(&refs.v[j], mine.v, mine.n, sizeof(*mine.v), size_cmp))
+		if (mine.n && bsearch(&refs.v[j], mine.v, mine.n, sizeof(*mine.v), size_cmp))
 			continue;
 		for (i = 0; i < hashes.n; i++) {
 			if (ci_find(s, l->len, hashes.v[i], strlen(hashes.v[i]))) {
@@ -1599,7 +1602,8 @@ static dir_state *dir_get(dir_state *ds, DIR *d)
 		ds->sorted[i].name = ds->names.v[i];
 		ds->sorted[i].pos = i;
 	}
-	qsort(ds->sorted, ds->names.n, sizeof(*ds->sorted), dent_cmp);
+	if (ds->names.n)
+		qsort(ds->sorted, ds->names.n, sizeof(*ds->sorted), dent_cmp);
 	ds->key = k;
 	/* A dir's times have the kernel's coarse clock: a change in the same tick as the last
 	 * one leaves them as they were. A listing is kept only when the dir last changed well
@@ -1790,7 +1794,8 @@ static int add_prefixed(agc_plan *p, size_t root, int rootfd, const char *dir, c
 					*s = ds->sorted[a].pos;
 			}
 			/* in the order a listing of the dir gives them */
-			qsort(at.v, at.n, sizeof(*at.v), size_cmp);
+			if (at.n)
+		qsort(at.v, at.n, sizeof(*at.v), size_cmp);
 			for (k = 0; rc == 0 && k < at.n; k++) {
 				const char *name = ds->names.v[at.v[k]];
 				size_t nl = strlen(name);
