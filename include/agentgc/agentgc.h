@@ -198,6 +198,14 @@ typedef enum agc_purge_flags {
  * The outcome is agc_report_status(). */
 int agc_purge(agc_ctx *ctx, const char *agent, const char *id, unsigned flags, agc_report **out);
 
+/* Purge n sessions in one run: out[i] receives the report of ids[i], the same report
+ * agc_purge(ctx, agent, ids[i], flags) would give when the ids are purged one after the
+ * other in that order; out must hold n pointers. One process-table scan serves every id, each
+ * id re-checked just before its removal (docs/internals.md, "Many ids"). Returns 0 when every
+ * report was made; -1 (error set, no report kept) as agc_purge. */
+int agc_purge_many(agc_ctx *ctx, const char *agent, const char *const *ids, size_t n, unsigned flags,
+		   agc_report **out);
+
 /* Describe one session: metadata, every artifact with its size, children, holders. Status is
  * AGC_ST_FOUND or AGC_ST_NOT_FOUND. out must not be NULL (-1 then, as agc_purge). */
 int agc_show(agc_ctx *ctx, const char *agent, const char *id, agc_report **out);

@@ -206,13 +206,18 @@ static uint64_t total_bytes(const agc_report *r)
 	return b;
 }
 
-static int one(cli *c, const char *what, const char *agent, const char *id, unsigned flags)
+/* Print the report of one id and return its exit code. given: the report of a purge of many
+ * (agc_purge_many), taken over; NULL: made here. */
+static int one(cli *c, const char *what, const char *agent, const char *id, unsigned flags,
+	       agc_report *given)
 {
-	agc_report *r = NULL;
-	int rc, code;
+	agc_report *r = given;
+	int rc = 0, code;
 	char size[32];
 
-	if (strcmp(what, "show") == 0)
+	if (given)
+		rc = 0;
+	else if (strcmp(what, "show") == 0)
 		rc = agc_show(c->ctx, agent, id, &r);
 	else if (strcmp(what, "in-use") == 0)
 		rc = agc_in_use(c->ctx, agent, id, &r);
@@ -604,7 +609,7 @@ static int agent_id_cmd(cli *c, int argc, char **argv, const char *what)
 	if (!(rc = cli_check_agent(what, agent, true)) && !(rc = cli_ctx(c)) &&
 	    !(rc = resolve_id(c, what, &k, &agent, &id))) {
 		id_hint(what, agent, id);
-		rc = one(c, what, agent, id, 0);
+		rc = one(c, what, agent, id, 0, NULL);
 	}
 	candidates_release(&k);
 	cli_args_release(&pos);
@@ -793,8 +798,11 @@ static void prefix_hints(cli *c, const char *agent, const char *const *ids, size
 	free(ps.count);
 }
 
+#define PURGE_CHUNK 256 /* ids purged in one run of agc_purge_many */
+
 int cmd_purge(cli *c, int argc, char **argv)
 {
+	agc_report *chunk[PURGE_CHUNK] = {0};
 	unsigned flags = 0;
 	cli_args pos;
 	id_list in = {0};
@@ -852,6 +860,22 @@ int cmd_purge(cli *c, int argc, char **argv)
 	for (i = 0; i < n; i++) {
 		int code;
 
+		/* One run for a chunk of ids (one process scan, each id re-checked before it goes);
+		 * the reports are printed one by one, in order, as each chunk is done. */
+		if (i % PURGE_CHUNK == 0) {
+			size_t m = n - i < PURGE_CHUNK ? n - i : PURGE_CHUNK, k;
+
+			for (k = 0; k < PURGE_CHUNK; k++) {
+				agc_report_free(chunk[k]);
+				chunk[k] = NULL;
+			}
+			if (agc_purge_many(c->ctx, agent, ids + i, m, flags, chunk) < 0) {
+				cli_err("%s", agc_error_last());
+				worst = cli_worse(worst, EXIT_ERR);
+				break;
+			}
+		}
+
 		if (shown) {
 			/* what the purge prints starts on a clean line */
 			fputs("\r\033[K", stderr);
@@ -861,7 +885,8 @@ int cmd_purge(cli *c, int argc, char **argv)
 		snprintf(t.last_agent, sizeof(t.last_agent), "%s", agent);
 		snprintf(t.last_id, sizeof(t.last_id), "%s", ids[i]);
 		id_hint("purge", agent, ids[i]);
-		code = one(c, "purge", agent, ids[i], flags);
+		code = one(c, "purge", agent, ids[i], flags, chunk[i % PURGE_CHUNK]);
+		chunk[i % PURGE_CHUNK] = NULL;
 		switch (code) {
 		case EXIT_OK:
 			t.purged++;
@@ -888,6 +913,8 @@ int cmd_purge(cli *c, int argc, char **argv)
 		}
 	}
 	tally_now = NULL;
+	for (i = 0; i < PURGE_CHUNK; i++)
+		agc_report_free(chunk[i]);
 	if (shown)
 		fputs("\r\033[K", stderr);
 	prefix_hints(c, agent, missed, nmissed);

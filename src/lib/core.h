@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include "agentgc/agentgc.h"
@@ -82,6 +83,17 @@ typedef enum agc_lock_kind {
 	AGC_LOCK_MKDIR_10S,  /* proper-lockfile: "<file>.lock" dir, stale after 10 s (Claude) */
 } agc_lock_kind;
 
+/* What tells a file has changed: (dev, ino, size, mtime, ctime) from fstat. */
+typedef struct agc_filekey {
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	int64_t mtime_ns, ctime_ns;
+} agc_filekey;
+
+void agc_filekey_of(const struct stat *st, agc_filekey *k);
+bool agc_filekey_same(const agc_filekey *a, const agc_filekey *b);
+
 /* Lines of a shared file that belong to the purged sessions. */
 typedef struct agc_lineset {
 	size_t root;
@@ -89,9 +101,19 @@ typedef struct agc_lineset {
 	agc_lock_kind lock;
 	/* True when the line belongs to one of ids; malformed lines never match. */
 	bool (*match)(const char *line, size_t len, char *const *ids, size_t n_ids);
+	/* The same for many ids at once, sorted by strcasecmp: which_new makes a matcher for
+	 * them (NULL: error set), which gives the index of the id the line belongs to, or -1,
+	 * which_free frees it. All NULL: match is used. */
+	void *(*which_new)(char *const *sorted_ids, size_t n_ids);
+	long (*which)(void *m, const char *line, size_t len);
+	void (*which_free)(void *m);
 	uint64_t count, bytes;  /* matching lines at discovery */
 	dev_t dev;
 	ino_t ino;
+	/* When set: the file as it was when the purge began (a run of many ids); a file that
+	 * is not that one any more is not rewritten (R4: it changed meanwhile). */
+	bool expect;
+	agc_filekey expected;
 } agc_lineset;
 
 /* A database holding rows of the session (discovery opened it read-only). */
@@ -175,6 +197,16 @@ typedef struct agc_plan {
 	 * "Relations"): the parent's id, else "". Its liveness is the parent's gate; purge
 	 * refuses it, naming the parent. */
 	char part_of[AGC_ID_MAX];
+	/* A purge of many ids: the ids purged before this one in the same run (NULL: none). A
+	 * file discovery keeps only because something of theirs names it (a paste file another
+	 * purged session's history line mentions) would go with this session in a run one id at
+	 * a time: batch_conflict says so, and the engine purges this id on its own, afresh. */
+	char *const *going;
+	size_t n_going;
+	bool batch_conflict;
+	/* The adapter's state for the run (agc_adapter.run_new), shared by every plan of it:
+	 * what it read once for many ids (NULL: none, read afresh). */
+	void *run;
 } agc_plan;
 
 void agc_plan_init(agc_plan *p, const struct agc_adapter *ad, agc_ctx *ctx, const agc_rootset *rs,
@@ -272,6 +304,11 @@ typedef struct agc_adapter {
 	bool (*accounted)(const struct agc_plan *p, pid_t pid);
 	/* The same for ls, from the agent's roots. May be NULL. */
 	bool (*accounted_ls)(agc_ctx *ctx, const agc_rootset *rs, pid_t pid);
+	/* Per-run state for many ids (a purge of many, its residual): made once, given to each
+	 * discovery as plan->run, freed at the end. The adapter reuses what it holds only
+	 * while the file or dir it came from is unchanged (agc_filekey). May be NULL. */
+	void *(*run_new)(void);
+	void (*run_free)(void *run);
 } agc_adapter;
 
 extern const agc_adapter *const agc_adapter_table[]; /* NULL-terminated */

@@ -911,6 +911,10 @@ int agc_holders_scan(const agc_gate_query *q, agc_holders *out)
 		qsort(sc.keys, q->n_files, sizeof(*sc.keys), key_cmp);
 	}
 
+	if (q->only_pids) {
+		rc = scan_pids(&sc, q->only_pids, q->n_only_pids);
+		goto done;
+	}
 	/* Only the pids are listed: each check reads just what it needs of a process. */
 	if (agc_proc_each_pid(sc.procroot, list_cb, &pids) != 0)
 		goto done;

@@ -91,6 +91,11 @@ typedef struct agc_gate_query {
 	bool (*agent_proc)(const char *argv, size_t argv_len);
 	bool (*accounted)(pid_t pid, void *ud);
 	void *accounted_ud;
+	/* A re-check of some processes only (a purge of many ids: those that appeared since the
+	 * last full scan, and the agent's own): when only_pids is set, the process table is not
+	 * listed and just these n_only_pids pids are scanned (a gone one is skipped). */
+	const pid_t *only_pids;
+	size_t n_only_pids;
 } agc_gate_query;
 
 /* Scan every process once. agentgc itself and its ancestors never count for ids, env_names and

@@ -33,30 +33,74 @@ static int write_all(int fd, const char *p, size_t n)
 
 /* Scan the file for lines that match; copy the others into out. */
 static int filter(const agc_buf *in, const agc_lineset *ls, char *const *ids, size_t n_ids,
-		  agc_buf *out, uint64_t *count, uint64_t *bytes)
+		  agc_buf *out, uint64_t *count, uint64_t *bytes, uint64_t *id_counts, uint64_t *id_bytes)
 {
+	void *m = NULL;
+	int rc = 0;
+
 	const char *p = in->ptr ? in->ptr : "", *end = p + in->len;
 
 	*count = *bytes = 0;
+	if (ls->which_new && !(m = ls->which_new(ids, n_ids)))
+		return -1;
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
 		size_t full = nl ? len + 1 : len;
 
-		if (len <= AGC_LINE_MAX && ls->match(p, len, ids, n_ids)) {
+		long w = len > AGC_LINE_MAX ? -1
+			 : m ? ls->which(m, p, len)
+			 : ls->match(p, len, ids, n_ids) ? 0 : -1;
+
+		if (w >= 0 && (size_t)w < n_ids) {
 			(*count)++;
 			*bytes += full;
+			if (id_counts)
+				id_counts[w]++;
+			if (id_bytes)
+				id_bytes[w] += full;
 		} else if (agc_buf_add(out, p, full) < 0) {
-			return -1;
+			rc = -1;
+			break;
 		}
 		p += full;
 	}
-	return 0;
+	if (m)
+		ls->which_free(m);
+	return rc;
+}
+
+void agc_filekey_of(const struct stat *st, agc_filekey *k)
+{
+	memset(k, 0, sizeof(*k));
+	k->dev = st->st_dev;
+	k->ino = st->st_ino;
+	k->size = st->st_size;
+	k->mtime_ns = (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
+	k->ctime_ns = (int64_t)st->st_ctim.tv_sec * 1000000000 + st->st_ctim.tv_nsec;
+}
+
+bool agc_filekey_same(const agc_filekey *a, const agc_filekey *b)
+{
+	return a->dev == b->dev && a->ino == b->ino && a->size == b->size && a->mtime_ns == b->mtime_ns &&
+	       a->ctime_ns == b->ctime_ns;
 }
 
 int agc_lines_rewrite(int rootfd, const agc_lineset *ls, char *const *ids, size_t n_ids,
 		      const char *procroot, unsigned flags, agc_lines_result *res)
 {
+	agc_lineset one = *ls;
+
+	/* ids in the plan's order: the per-id matcher */
+	one.which_new = NULL;
+	return agc_lines_rewrite_ids(rootfd, &one, ids, n_ids, procroot, flags, res, NULL, NULL);
+}
+
+int agc_lines_rewrite_ids(int rootfd, const agc_lineset *ls, char *const *ids, size_t n_ids,
+			  const char *procroot, unsigned flags, agc_lines_result *res,
+			  uint64_t *id_counts, uint64_t *id_bytes)
+{
+	uint64_t *cnt = NULL, *byt = NULL;
 	int dfd = -1, fd = -1, tfd = -1, err, rc = -1;
 	const char *leaf;
 	char lockname[300], tmpname[320];
@@ -135,11 +179,39 @@ int agc_lines_rewrite(int rootfd, const agc_lineset *ls, char *const *ids, size_
 			      ls->rel, (unsigned long)st.st_nlink);
 		goto count_only;
 	}
+	/* A run of many ids: the file must still be the one the run began with (R4); a writer
+	 * that appended since (a session resumed) keeps every line. */
+	if (ls->expect) {
+		struct stat now;
+		agc_filekey k;
+
+		if (fstat(fd, &now) < 0) {
+			res->reason = "error";
+			agc_error_errno(-1, errno, "cannot stat '%s'", ls->rel);
+			goto out;
+		}
+		agc_filekey_of(&now, &k);
+		if (!agc_filekey_same(&k, &ls->expected)) {
+			res->reason = "in-use";
+			agc_error_set(AGC_EINUSE, "'%s' changed since the purge began", ls->rel);
+			rc = AGC_EINUSE;
+			goto count_only;
+		}
+	}
 	if (agc_read_at(dfd, leaf, SHARED_FILE_MAX, &in) < 0) {
 		res->reason = "error";
 		goto out;
 	}
-	if (filter(&in, ls, ids, n_ids, &out, &res->count, &res->bytes) < 0) {
+	if (id_counts && n_ids) {
+		cnt = calloc(n_ids, sizeof(*cnt));
+		byt = calloc(n_ids, sizeof(*byt));
+		if (!cnt || !byt) {
+			res->reason = "error";
+			agc_error_oom();
+			goto out;
+		}
+	}
+	if (filter(&in, ls, ids, n_ids, &out, &res->count, &res->bytes, cnt, byt) < 0) {
 		res->reason = "error";
 		goto out;
 	}
@@ -194,6 +266,11 @@ int agc_lines_rewrite(int rootfd, const agc_lineset *ls, char *const *ids, size_
 	fsync(dfd);
 	res->done = true;
 	rc = 0;
+	for (size_t i = 0; cnt && i < n_ids; i++) {
+		id_counts[i] += cnt[i];
+		if (id_bytes)
+			id_bytes[i] += byt[i];
+	}
 	goto out;
 unlink_tmp:
 	unlinkat(dfd, tmpname, 0);
@@ -204,7 +281,7 @@ count_only:
 	if (agc_read_at(dfd, leaf, SHARED_FILE_MAX, &in) == 0) {
 		agc_buf scratch = AGC_BUF_INIT_MAX(SHARED_FILE_MAX);
 
-		filter(&in, ls, ids, n_ids, &scratch, &res->count, &res->bytes);
+		filter(&in, ls, ids, n_ids, &scratch, &res->count, &res->bytes, NULL, NULL);
 		agc_buf_release(&scratch);
 	}
 out:
@@ -223,5 +300,7 @@ out:
 		close(dfd);
 	agc_buf_release(&in);
 	agc_buf_release(&out);
+	free(cnt);
+	free(byt);
 	return rc;
 }

@@ -19,5 +19,11 @@ typedef struct agc_lines_result {
  * (error set; nothing changed). res->count says how many lines matched. */
 int agc_lines_rewrite(int rootfd, const agc_lineset *ls, char *const *ids, size_t n_ids,
 		      const char *procroot, unsigned flags, agc_lines_result *res);
+/* The same, for ids sorted by strcasecmp (ls->which is used when set); when counts and bytes
+ * are given (n_ids each), the lines and bytes of each id are added there once the file was
+ * rewritten. */
+int agc_lines_rewrite_ids(int rootfd, const agc_lineset *ls, char *const *ids, size_t n_ids,
+			  const char *procroot, unsigned flags, agc_lines_result *res,
+			  uint64_t *counts, uint64_t *bytes);
 
 #endif

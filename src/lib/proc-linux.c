@@ -477,6 +477,39 @@ int agc_proc_each_pid(const char *procroot, int (*cb)(pid_t pid, void *ud), void
 	return rc;
 }
 
+int agc_proc_each_pid_ino(const char *procroot, int (*cb)(pid_t pid, ino_t ino, void *ud), void *ud)
+{
+	struct dirent *de;
+	DIR *d;
+	int fd, rc = 0;
+	pid_t pid;
+
+	fd = open_ro(procroot, O_DIRECTORY);
+	if (fd < 0)
+		return agc_error_errno(-1, errno, "cannot read the process table '%s'", procroot);
+	d = fdopendir(fd);
+	if (!d) {
+		rc = agc_error_errno(-1, errno, "cannot read the process table '%s'", procroot);
+		close(fd);
+		return rc;
+	}
+	for (;;) {
+		errno = 0;
+		de = readdir(d);
+		if (!de) {
+			if (errno)
+				rc = agc_error_errno(-1, errno, "cannot read the process table '%s'",
+						     procroot);
+			break;
+		}
+		pid = name_pid(de->d_name);
+		if (pid && (rc = cb(pid, de->d_ino, ud)) != 0)
+			break;
+	}
+	closedir(d);
+	return rc;
+}
+
 /* Read all of the open fd into out, at most max bytes (the rest is not read); closes fd. */
 static int read_capped_fd(int fd, const where *w, size_t max, agc_buf *out)
 {

@@ -30,6 +30,11 @@ int agc_proc_each(const char *procroot, int (*cb)(const agc_proc *p, void *ud), 
 /* The same, listing pids only: nothing of a process is read (cheapest pass). */
 int agc_proc_each_pid(const char *procroot, int (*cb)(pid_t pid, void *ud), void *ud);
 
+/* The same with each pid's inode number in /proc as the listing gives it (d_ino): the kernel
+ * makes a new /proc/PID inode for a new process, so a pid whose number differs from an earlier
+ * listing's is another process (or was looked up anew: treated as new all the same). */
+int agc_proc_each_pid_ino(const char *procroot, int (*cb)(pid_t pid, ino_t ino, void *ud), void *ud);
+
 /* Read one process's stat. Returns 0, AGC_ENOTFOUND when it does not exist, -1 on error. */
 int agc_proc_stat(const char *procroot, pid_t pid, agc_proc *out);
 

@@ -10,6 +10,7 @@
 
 #include <jansson.h>
 
+#include "clock.h"
 #include "core.h"
 #include "db.h"
 #include "error.h"
@@ -75,12 +76,17 @@ typedef enum discover_mode {
 	DISCOVER_AGAIN,  /* after a purge, for its residual (R7) */
 } discover_mode;
 
-static int discover(agc_ctx *ctx, size_t agent, const char *canon, agc_plan *p, discover_mode m)
+/* going, n_going: the ids purged before this one in a run of many (agc_plan.going). */
+static int discover_in(agc_ctx *ctx, size_t agent, const char *canon, agc_plan *p, discover_mode m,
+		       char *const *going, size_t n_going, void *run)
 {
 	const agc_rootset *rs = agc_ctx_roots(ctx, agent);
 	size_t i;
 
 	agc_plan_init(p, agc_adapter_table[agent], ctx, rs, canon);
+	p->going = going;
+	p->n_going = n_going;
+	p->run = run;
 	p->gate_only = m == DISCOVER_GATE;
 	p->again = m == DISCOVER_AGAIN;
 	p->rows_unsized = m == DISCOVER_PURGE;
@@ -94,6 +100,11 @@ static int discover(agc_ctx *ctx, size_t agent, const char *canon, agc_plan *p, 
 		for (i = 0; i < p->roots->n; i++)
 			agc_plan_rootfd(p, i);
 	return agc_adapter_table[agent]->discover(p);
+}
+
+static int discover(agc_ctx *ctx, size_t agent, const char *canon, agc_plan *p, discover_mode m)
+{
+	return discover_in(ctx, agent, canon, p, m, NULL, 0, NULL);
 }
 
 static void fill_session(agc_report *r, const agc_plan *p)
@@ -176,17 +187,13 @@ static void gate_visit(const struct stat *st, void *ud)
 
 /* The in-use gate (R5) for the session and every child: registry holders found by discovery,
  * then one pass over the process table. Returns true when in use; holders go to the report. */
-static bool gate(agc_plan *p, agc_report *r)
+/* What the gate matches open files and current directories against: every artifact, every
+ * file and dir inside a dir artifact, and the shared databases watched (R5). */
+static void gate_collect(agc_plan *p, gate_files *g0)
 {
-	gate_files g = {0};
-	agc_holders h = {0};
-	agc_gate_query q;
-	agc_gate_file project = {0};
+	gate_files g = *g0;
 	size_t i;
 
-	for (i = 0; i < p->holders.n; i++)
-		agc_report_add_holder(r, p->holders.v[i].pid, p->holders.v[i].command,
-				      agc_why_name(p->holders.v[i].why), p->holders.v[i].what);
 	for (i = 0; i < p->arts.n; i++) {
 		const agc_artifact *a = &p->arts.v[i];
 		int rootfd;
@@ -222,6 +229,37 @@ static bool gate(agc_plan *p, agc_report *r)
 	 * session in it. */
 	for (i = 0; i < p->watch.n; i++)
 		gate_add(&g, p->watch.v[i].dev, p->watch.v[i].ino, p->watch.v[i].label);
+	*g0 = g;
+}
+
+/* The holder a report gets for a path the scan matched (file index f of g), or what. */
+static void add_scan_holder(agc_plan *p, agc_report *r, const gate_files *g, const agc_holder *h)
+{
+	char *abs = NULL;
+
+	if ((h->why == AGC_WHY_OPEN_FILE || h->why == AGC_WHY_CWD) && h->file < g->n) {
+		size_t j;
+
+		for (j = 0; j < p->arts.n && !abs; j++)
+			if (p->arts.v[j].rel == g->v[h->file].label)
+				abs = agc_plan_abspath(p->roots, p->arts.v[j].root, p->arts.v[j].rel);
+	}
+	agc_report_add_holder(r, h->pid, h->command, agc_why_name(h->why), abs ? abs : h->what);
+	free(abs);
+}
+
+static bool gate(agc_plan *p, agc_report *r)
+{
+	gate_files g = {0};
+	agc_holders h = {0};
+	agc_gate_query q;
+	agc_gate_file project = {0};
+	size_t i;
+
+	for (i = 0; i < p->holders.n; i++)
+		agc_report_add_holder(r, p->holders.v[i].pid, p->holders.v[i].command,
+				      agc_why_name(p->holders.v[i].why), p->holders.v[i].what);
+	gate_collect(p, &g);
 	if (g.full) {
 		agc_error_set(-1, "too many files to check for holders");
 		goto unreadable;
@@ -248,21 +286,8 @@ static bool gate(agc_plan *p, agc_report *r)
 	}
 	if (agc_holders_scan(&q, &h) < 0)
 		goto unreadable;
-	for (i = 0; i < h.n; i++) {
-		char *abs = NULL;
-
-		if ((h.v[i].why == AGC_WHY_OPEN_FILE || h.v[i].why == AGC_WHY_CWD) &&
-		    h.v[i].file < g.n) {
-			size_t j;
-
-			for (j = 0; j < p->arts.n && !abs; j++)
-				if (p->arts.v[j].rel == g.v[h.v[i].file].label)
-					abs = agc_plan_abspath(p->roots, p->arts.v[j].root, p->arts.v[j].rel);
-		}
-		agc_report_add_holder(r, h.v[i].pid, h.v[i].command, agc_why_name(h.v[i].why),
-				      abs ? abs : h.v[i].what);
-		free(abs);
-	}
+	for (i = 0; i < h.n; i++)
+		add_scan_holder(p, r, &g, &h.v[i]);
 	agc_holders_release(&h);
 	free(g.v);
 	return r->holders.n > 0;
@@ -434,12 +459,13 @@ static int cmp_sessions_first(const agc_plan *p, const char *s)
 
 /* After a purge: discover again from scratch and report everything still present (R7). */
 static void residual(agc_ctx *ctx, size_t agent, agc_plan *before, agc_report *r,
-		     const failures *fails, const failures *line_fails, const failures *row_fails)
+		     const failures *fails, const failures *line_fails, const failures *row_fails, void *run)
 {
 	agc_plan after;
 	size_t i, j;
 
-	if (discover(ctx, agent, before->id, &after, DISCOVER_AGAIN) < 0) {
+	/* run: a state made after every removal of the run, never the one discovery used */
+	if (discover_in(ctx, agent, before->id, &after, DISCOVER_AGAIN, NULL, 0, run) < 0) {
 		char *msg = agc_strfmt("error: cannot discover again: %s", agc_error_last());
 
 		agc_report_add_item(r, true, "file", "", NULL, msg ? msg : "error", before->id, 0, 0, 0);
@@ -1211,39 +1237,50 @@ static void rows_session_bytes(agc_plan *p, agc_report *r, const txn *t)
 	}
 }
 
-static void do_purge(agc_plan *p, size_t agent, agc_report *r, unsigned flags)
-{
-	failures fails = {0}, line_fails = {0}, row_fails = {0};
-	bool fixable = false;
+/* What a purge left to do once its rows and files went: its shared-file lines, the finish of
+ * its databases, its residual. */
+typedef struct purge_rest {
+	failures fails, line_fails, row_fails;
+	bool fixable;
 	txn t;
+} purge_rest;
+
+/* Rows and files (R6). Returns false when the purge ended there (refused, an error: the report
+ * says so). */
+static bool purge_remove(agc_plan *p, agc_report *r, purge_rest *pr)
+{
+	failures *fails = &pr->fails, *row_fails = &pr->row_fails;
+	bool *fixable_out = &pr->fixable, fixable = false;
+	txn *tp = &pr->t;
 	size_t i;
 	int drc;
 
+	memset(pr, 0, sizeof(*pr));
 	/* Rows first, in one transaction per database, every one locked before a row goes in
 	 * any (R6), checked against the plan before anything commits (R4). */
-	if (txn_init(&t, p) < 0) {
-		txn_release(&t, p->dbs.n);
+	if (txn_init(tp, p) < 0) {
+		txn_release(tp, p->dbs.n);
 		agc_report_set_error(r, "out of memory");
-		return;
+		return false;
 	}
 	if (p->dbs.n) {
-		drc = rows_begin(p, r, &t);
+		drc = rows_begin(p, r, tp);
 		if (drc == 0)
-			drc = rows_delete(p, r, &t);
+			drc = rows_delete(p, r, tp);
 		if (drc != 0) {
 			char msg[1024];
 
 			snprintf(msg, sizeof(msg), "%s", agc_error_last());
-			txn_release(&t, p->dbs.n);
+			txn_release(tp, p->dbs.n);
 			if (drc > 0) {
 				r->status = AGC_ST_REFUSED;
 				rows_session_bytes(p, r, NULL);
 			} else {
 				agc_report_set_error(r, msg);
 			}
-			return;
+			return false;
 		}
-		rows_session_bytes(p, r, &t);
+		rows_session_bytes(p, r, tp);
 	}
 	/* Then files, in the adapter's order (what is found through another artifact before
 	 * it), the record (the transcript discovery keys on) last (R6). After a failure that a
@@ -1255,21 +1292,21 @@ static void do_purge(agc_plan *p, size_t agent, agc_report *r, unsigned flags)
 		if (a->flags & AGC_ART_RECORD)
 			continue;
 		if (fixable) {
-			note_failure(&fails, a->root, a->rel, agc_strdup("error: kept until the rest is removed"));
+			note_failure(fails, a->root, a->rel, agc_strdup("error: kept until the rest is removed"));
 			continue;
 		}
-		remove_one(p, r, a, &fails, &fixable);
+		remove_one(p, r, a, fails, &fixable);
 	}
 	/* Files found only through a row (a plan file, through the session's row) went before
 	 * that row's transaction commits (R6); when one that a rerun could finish failed, the
 	 * rows stay, so the rerun finds the session again. */
 	if (fixable) {
 		for (i = 0; i < p->dbs.n; i++)
-			if (t.open[i])
-				note_failure(&row_fails, p->dbs.v[i].root, p->dbs.v[i].rel,
+			if (tp->open[i])
+				note_failure(row_fails, p->dbs.v[i].root, p->dbs.v[i].rel,
 					     agc_strdup("error: kept until the rest is removed"));
-		txn_rollback(&t, p->dbs.n);
-	} else if (rows_commit(p, r, &t, &row_fails) < 0) {
+		txn_rollback(tp, p->dbs.n);
+	} else if (rows_commit(p, r, tp, row_fails) < 0) {
 		fixable = true;
 	}
 	for (i = 0; i < p->arts.n; i++) {
@@ -1279,14 +1316,24 @@ static void do_purge(agc_plan *p, size_t agent, agc_report *r, unsigned flags)
 			continue;
 		/* A failed purge stays findable, so a rerun finishes it (R6). */
 		if (fixable) {
-			note_failure(&fails, a->root, a->rel,
+			note_failure(fails, a->root, a->rel,
 				     agc_strdup("error: kept until the rest is removed"));
 			continue;
 		}
-		remove_one(p, r, a, &fails, &fixable);
+		remove_one(p, r, a, fails, &fixable);
 	}
-	/* Then the shared files (R4); while something a rerun could finish is left, the lines
-	 * stay too: they lead a rerun to what they reference (paste files). */
+	*fixable_out = fixable;
+	return true;
+}
+
+/* Then the shared files (R4), for this purge alone; while something a rerun could finish is
+ * left, the lines stay too: they lead a rerun to what they reference (paste files). */
+static void purge_lines(agc_plan *p, agc_report *r, purge_rest *pr)
+{
+	failures *line_fails = &pr->line_fails;
+	bool fixable = pr->fixable;
+	size_t i;
+
 	for (i = 0; i < p->lines.n; i++) {
 		const agc_lineset *ls = &p->lines.v[i];
 		agc_lines_result lr;
@@ -1296,7 +1343,7 @@ static void do_purge(agc_plan *p, size_t agent, agc_report *r, unsigned flags)
 		if (!ls->count || rootfd < 0)
 			continue;
 		if (fixable) {
-			note_failure(&line_fails, ls->root, ls->rel,
+			note_failure(line_fails, ls->root, ls->rel,
 				     agc_strdup("error: kept until the rest is removed"));
 			continue;
 		}
@@ -1311,23 +1358,42 @@ static void do_purge(agc_plan *p, size_t agent, agc_report *r, unsigned flags)
 					    ? agc_strdup(lr.reason)
 					    : agc_strfmt("error: %s", agc_error_last());
 
-			note_failure(&line_fails, ls->root, ls->rel, why);
+			note_failure(line_fails, ls->root, ls->rel, why);
 		}
 	}
+}
+
+static void failures_release(failures *f)
+{
+	size_t i;
+
+	for (i = 0; i < f->n; i++)
+		free(f->v[i].reason);
+	free(f->v);
+	memset(f, 0, sizeof(*f));
+}
+
+/* The databases finished, then the residual, rediscovered (R7; run: see residual). */
+static void purge_finish(agc_plan *p, size_t agent, agc_report *r, unsigned flags, purge_rest *pr, void *run)
+{
 	if (p->dbs.n)
-		rows_finish(p, r, &t, flags & AGC_PURGE_SCRUB);
-	txn_release(&t, p->dbs.n);
-	residual(p->ctx, agent, p, r, &fails, &line_fails, &row_fails);
+		rows_finish(p, r, &pr->t, flags & AGC_PURGE_SCRUB);
+	txn_release(&pr->t, p->dbs.n);
+	residual(p->ctx, agent, p, r, &pr->fails, &pr->line_fails, &pr->row_fails, run);
 	r->status = r->residual.n ? AGC_ST_PARTIAL : AGC_ST_PURGED;
-	for (i = 0; i < fails.n; i++)
-		free(fails.v[i].reason);
-	free(fails.v);
-	for (i = 0; i < line_fails.n; i++)
-		free(line_fails.v[i].reason);
-	free(line_fails.v);
-	for (i = 0; i < row_fails.n; i++)
-		free(row_fails.v[i].reason);
-	free(row_fails.v);
+	failures_release(&pr->fails);
+	failures_release(&pr->line_fails);
+	failures_release(&pr->row_fails);
+}
+
+static void do_purge(agc_plan *p, size_t agent, agc_report *r, unsigned flags)
+{
+	purge_rest pr;
+
+	if (!purge_remove(p, r, &pr))
+		return;
+	purge_lines(p, r, &pr);
+	purge_finish(p, agent, r, flags, &pr, NULL);
 }
 
 /* A session that goes only with its parent (plan->part_of: a Claude sub-agent, SPEC
@@ -1444,11 +1510,15 @@ static int pick_agent(agc_ctx *ctx, const char *agent, const char *id, char *can
 	return (int)which;
 }
 
-static int run(agc_ctx *ctx, const char *agent, const char *id, mode m, unsigned flags, agc_report **out)
+/* Step 1 of a run for one id: the agent, the canonical id, and its discovery into p (R1, R6).
+ * Returns 1 when the report is complete already (not found, an error, a sub-agent), 0 when p
+ * is ready for the gate (*agent_out set; the caller releases p), -1 out of memory. */
+static int prepare(agc_ctx *ctx, const char *agent, const char *id, mode m, agc_report **out,
+		   agc_plan *p, int *agent_out, char *const *going, size_t n_going, char *part_of,
+		   void *const *runs)
 {
 	agc_report *r = agc_report_new(agent ? agent : "auto", id ? id : "");
 	char canon[AGC_ID_MAX];
-	agc_plan p;
 	int a;
 	size_t i;
 
@@ -1457,91 +1527,123 @@ static int run(agc_ctx *ctx, const char *agent, const char *id, mode m, unsigned
 	*out = r;
 	a = pick_agent(ctx, agent ? agent : "auto", id ? id : "", canon, r);
 	if (a < 0)
-		return 0;
+		return 1;
 	free(r->id);
 	r->id = agc_strdup(canon);
 	/* 1. Discover everything read-only (R6). in-use needs only what the gate looks at, and
 	 * the rest only to tell "free" from "not found". */
-	if (discover(ctx, (size_t)a, canon, &p,
-		     m == MODE_IN_USE ? DISCOVER_GATE : m == MODE_PURGE ? DISCOVER_PURGE : DISCOVER_ALL) < 0) {
+	if (discover_in(ctx, (size_t)a, canon, p, m == MODE_IN_USE ? DISCOVER_GATE : m == MODE_PURGE ? DISCOVER_PURGE : DISCOVER_ALL, going,
+			n_going, runs ? runs[a] : NULL) < 0) {
 		agc_report_set_error(r, agc_error_last());
-		agc_plan_release(&p);
-		return 0;
+		agc_plan_release(p);
+		return 1;
 	}
-	if (m == MODE_IN_USE && agc_plan_empty(&p)) {
-		agc_plan_release(&p);
-		if (discover(ctx, (size_t)a, canon, &p, DISCOVER_ALL) < 0) {
+	if (m == MODE_IN_USE && agc_plan_empty(p)) {
+		agc_plan_release(p);
+		if (discover(ctx, (size_t)a, canon, p, DISCOVER_ALL) < 0) {
 			agc_report_set_error(r, agc_error_last());
-			agc_plan_release(&p);
-			return 0;
+			agc_plan_release(p);
+			return 1;
 		}
 	}
-	if (agc_plan_empty(&p)) {
+	if (agc_plan_empty(p)) {
 		r->status = AGC_ST_NOT_FOUND;
-		agc_plan_release(&p);
-		return 0;
+		agc_plan_release(p);
+		return 1;
 	}
-	for (i = 1; i < p.ids.n; i++)
-		agc_report_add_str(r, 0, p.ids.v[i]);
-	fill_session(r, &p);
-	if (p.part_of[0]) {
-		run_part(ctx, (size_t)a, &p, r, m);
-		agc_plan_release(&p);
-		return 0;
+	for (i = 1; i < p->ids.n; i++)
+		agc_report_add_str(r, 0, p->ids.v[i]);
+	fill_session(r, p);
+	if (p->part_of[0]) {
+		if (part_of)
+			memcpy(part_of, p->part_of, sizeof(p->part_of));
+		run_part(ctx, (size_t)a, p, r, m);
+		agc_plan_release(p);
+		return 1;
 	}
+	*agent_out = a;
+	return 0;
+}
+
+/* Steps 2 on, once the gate answered (live: in use, the holders in the report). */
+static void after_gate(agc_plan *p, int a, agc_report *r, mode m, unsigned flags, bool live);
+
+/* runs: each adapter's state for the discovery (NULL: none; see agc_adapter.run_new) */
+static int run_with(agc_ctx *ctx, const char *agent, const char *id, mode m, unsigned flags, agc_report **out,
+		    void *const *runs)
+{
+	agc_plan p;
+	int a = -1, rc;
+
+	rc = prepare(ctx, agent, id, m, out, &p, &a, NULL, 0, NULL, runs);
+	if (rc != 0)
+		return rc < 0 ? -1 : 0;
 	/* 2. The gate, before anything changes (R5). */
-	if (gate(&p, r)) {
-		add_hints(r, &p);
+	after_gate(&p, a, *out, m, flags, gate(&p, *out));
+	agc_plan_release(&p);
+	return 0;
+}
+
+static int run(agc_ctx *ctx, const char *agent, const char *id, mode m, unsigned flags, agc_report **out)
+{
+	return run_with(ctx, agent, id, m, flags, out, NULL);
+}
+
+static void after_gate(agc_plan *p, int a, agc_report *r, mode m, unsigned flags, bool live)
+{
+	size_t i;
+
+	if (live) {
+		add_hints(r, p);
 		if (m == MODE_SHOW) {
-			list_plan(&p, r, false);
+			list_plan(p, r, false);
 			r->status = AGC_ST_FOUND;
 		} else {
 			r->status = AGC_ST_IN_USE;
-			rows_session_bytes(&p, r, NULL);
+			rows_session_bytes(p, r, NULL);
 			/* what could not be read is said even when nothing changes (R2) */
-			for (i = 0; i < p.notes.n; i++)
-				agc_report_add_item(r, true, p.notes.v[i].kind, p.notes.v[i].path, NULL, p.notes.v[i].reason,
-						    p.id, 0, 0, 0);
+			for (i = 0; i < p->notes.n; i++)
+				agc_report_add_item(r, true, p->notes.v[i].kind, p->notes.v[i].path, NULL, p->notes.v[i].reason,
+						    p->id, 0, 0, 0);
 		}
-		agc_plan_release(&p);
-		return 0;
+		return;
 	}
 	switch (m) {
 	case MODE_SHOW:
-		list_plan(&p, r, false);
+		list_plan(p, r, false);
 		r->status = AGC_ST_FOUND;
 		break;
 	case MODE_IN_USE:
 		r->status = AGC_ST_FOUND;
 		/* Nothing of the session was seen, only dirs that could not be read: it may be
 		 * there and running, so it cannot be shown to be free, nor said not to exist (R2). */
-		if (only_notes(&p)) {
-			for (i = 0; i < p.notes.n; i++) {
-				char *cmd = agc_strfmt("cannot read '%s' (%s)", p.notes.v[i].path, p.notes.v[i].reason);
+		if (only_notes(p)) {
+			for (i = 0; i < p->notes.n; i++) {
+				char *cmd = agc_strfmt("cannot read '%s' (%s)", p->notes.v[i].path, p->notes.v[i].reason);
 
-				agc_report_add_holder(r, 0, cmd ? cmd : "cannot read", "unreadable", p.notes.v[i].path);
+				agc_report_add_holder(r, 0, cmd ? cmd : "cannot read", "unreadable", p->notes.v[i].path);
 				free(cmd);
 			}
-			add_hints(r, &p);
+			add_hints(r, p);
 			r->status = AGC_ST_IN_USE;
 		}
 		break;
 	case MODE_DRY_RUN:
-		list_plan(&p, r, true);
+		list_plan(p, r, true);
 		r->status = AGC_ST_DRY_RUN;
 		r->dry_exit = r->residual.n ? 3 : 0;
 		/* A busy database would refuse the purge: say so, as the purge would (R6). */
-		for (i = 0; i < p.dbs.n; i++) {
+		for (i = 0; i < p->dbs.n; i++) {
 			const char *why;
 			char *path;
 			size_t k;
 
 			/* only the databases the purge would lock: those holding rows of it */
-			if (!db_has_rows(&p, i))
+			if (!db_has_rows(p, i))
 				continue;
-			path = db_checked_path(&p, i, &why);
+			path = db_checked_path(p, i, &why);
 			if (path && agc_db_write_busy(path) == 1) {
-				agc_report_add_item(r, true, "rows", path, NULL, "busy", p.id, 0, 0, 0);
+				agc_report_add_item(r, true, "rows", path, NULL, "busy", p->id, 0, 0, 0);
 				r->dry_exit = 4;
 			}
 			/* rows in a virtual table would refuse the purge (R4): say so, as it would */
@@ -1549,11 +1651,11 @@ static int run(agc_ctx *ctx, const char *agent, const char *id, mode m, unsigned
 				sqlite3 *db = NULL;
 				bool open = agc_db_open_ro(path, &db) == 0;
 
-				for (k = 0; open && k < p.rows.n; k++) {
-					if (p.rows.v[k].db != i || !p.rows.v[k].count ||
-					    agc_db_table_virtual(db, p.rows.v[k].table) != 1)
+				for (k = 0; open && k < p->rows.n; k++) {
+					if (p->rows.v[k].db != i || !p->rows.v[k].count ||
+					    agc_db_table_virtual(db, p->rows.v[k].table) != 1)
 						continue;
-					agc_report_add_item(r, true, "rows", path, p.rows.v[k].table, "schema", p.id,
+					agc_report_add_item(r, true, "rows", path, p->rows.v[k].table, "schema", p->id,
 							    0, 0, 0);
 					r->dry_exit = 4;
 				}
@@ -1563,11 +1665,9 @@ static int run(agc_ctx *ctx, const char *agent, const char *id, mode m, unsigned
 		}
 		break;
 	case MODE_PURGE:
-		do_purge(&p, (size_t)a, r, flags);
+		do_purge(p, (size_t)a, r, flags);
 		break;
 	}
-	agc_plan_release(&p);
-	return 0;
 }
 
 /* ---- what the user can do next (SPEC "Output", issue: every refusal and residual says it) - */
@@ -1782,6 +1882,820 @@ static void reason_hints(agc_report *r)
 	}
 }
 
+/* ---- many ids in one run (docs/internals.md, "Many ids") ---------------------------------- */
+
+#define BATCH_RESCAN_MS 200 /* a full scan is never older than this when an id is removed (R5) */
+
+typedef struct bitem {
+	agc_report *r;
+	agc_plan p;
+	int agent;
+	bool ready;     /* p holds a discovered plan waiting for its gate */
+	bool alone;     /* purged on its own, afresh, at its turn (it touches an earlier id) */
+	gate_files g;   /* what the last full scan matched for it */
+	agc_holders h;  /* what that scan found */
+	bool unreadable;
+	char err[512];
+	bool pending;   /* its rows and files went; its lines and residual wait for batch_flush */
+	purge_rest rest;
+} bitem;
+
+/* A shared file as it was when the first purge of the current stretch of the run began. */
+typedef struct bexpect {
+	int agent;
+	size_t root;
+	char *rel;
+	bool seen;        /* it existed then */
+	agc_filekey key;
+} bexpect;
+
+/* A process the last full scan saw: its pid and its /proc inode (agc_proc_each_pid_ino). */
+typedef struct seen_proc {
+	pid_t pid;
+	ino_t ino;
+} seen_proc;
+
+typedef struct seen_list {
+	seen_proc *v;
+	size_t n, cap;
+} seen_list;
+
+/* The last full scan of one agent's ids. */
+typedef struct agent_scan {
+	seen_list seen;                             /* the listing it began with, sorted by pid */
+	struct { pid_t *v; size_t n, cap; } agents;  /* the agent's own processes then */
+	int64_t scanned_ms;                         /* monotonic ms when it began */
+} agent_scan;
+
+typedef struct batch {
+	agc_ctx *ctx;
+	bitem *it;
+	size_t n;
+	agent_scan as[AGC_AGENTS_MAX];
+	size_t agent;                                   /* of the scan being made */
+	agc_buf argv;
+	void *run[AGC_AGENTS_MAX];                      /* each adapter's state (run_new) */
+	struct { bexpect *v; size_t n, cap; } expect;  /* of the items pending */
+	mode m;
+	unsigned flags;
+	agc_report **out;
+} batch;
+
+static int seen_cmp(const void *a, const void *b)
+{
+	const seen_proc *x = a, *y = b;
+
+	return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+static int seen_cb(pid_t pid, ino_t ino, void *ud)
+{
+	seen_list *l = ud;
+	seen_proc *s = AGC_ARRAY_PUSH(l, (size_t)1 << 22);
+
+	if (!s)
+		return -1;
+	s->pid = pid;
+	s->ino = ino;
+	return 0;
+}
+
+static bool same_ids(const agc_plan *a, const agc_plan *b)
+{
+	size_t i, j;
+
+	for (i = 0; i < a->ids.n; i++)
+		for (j = 0; j < b->ids.n; j++)
+			if (strcmp(a->ids.v[i], b->ids.v[j]) == 0)
+				return true;
+	return false;
+}
+
+/* Whether item k's plan shares an id or an artifact with an earlier item's, or is the part of
+ * one (a duplicate, a parent and its sub-agent): then what the earlier one removes changes
+ * what k's discovery would find, and k is purged on its own at its turn. */
+static bool touches_earlier(const batch *b, size_t k)
+{
+	const agc_plan *p = &b->it[k].p;
+	size_t i, x, y;
+
+	if (p->batch_conflict)
+		return true;
+	for (i = 0; i < k; i++) {
+		const agc_plan *q = &b->it[i].p;
+
+		if (!b->it[i].ready)
+			continue;
+		if (q->ad != p->ad)
+			continue;
+		if (same_ids(p, q))
+			return true;
+		for (x = 0; x < p->arts.n; x++)
+			for (y = 0; y < q->arts.n; y++)
+				if (p->arts.v[x].dev == q->arts.v[y].dev && p->arts.v[x].ino == q->arts.v[y].ino)
+					return true;
+	}
+	return false;
+}
+
+/* The agent's own processes (agc_adapter.agent_proc), among those the listing saw. */
+static int note_agent_procs(batch *b)
+{
+	const agc_adapter *ad = agc_adapter_table[b->agent];
+	agent_scan *as = &b->as[b->agent];
+	size_t i;
+
+	as->agents.n = 0;
+	if (!ad->agent_proc)
+		return 0;
+	for (i = 0; i < as->seen.n; i++) {
+		pid_t *slot;
+
+		/* a process whose argv cannot be read is re-checked too: nothing shows it is not
+		 * the agent's */
+		if (agc_proc_argv(b->ctx->procroot, as->seen.v[i].pid, (size_t)256 << 10, &b->argv) == 0 &&
+		    !ad->agent_proc(agc_buf_cstr(&b->argv), b->argv.len))
+			continue;
+		slot = AGC_ARRAY_PUSH(&as->agents, (size_t)1 << 22);
+		if (!slot)
+			return -1;
+		*slot = as->seen.v[i].pid;
+	}
+	return 0;
+}
+
+static bool batch_accounted(pid_t pid, void *ud)
+{
+	const agc_plan *p = ud;
+
+	return p->ad->accounted && p->ad->accounted(p, pid);
+}
+
+/* The query of items of one agent (ready ones from `from` on); only: the pids to look at
+ * (NULL: all). The files of each item are collected anew (its dirs walked again). */
+static int batch_query(batch *b, size_t from, size_t to, size_t only_item, const pid_t *only, size_t n_only,
+		       agc_holders *out, gate_files *files_out, bool *full)
+{
+	const agc_adapter *ad = agc_adapter_table[b->agent];
+	struct { const char **v; size_t n, cap; } ids = {0};
+	struct { size_t *v; size_t n, cap; } sess = {0};
+	struct { agc_gate_file *v; size_t n, cap; } cwd = {0};
+	gate_files g = {0};
+	agc_gate_query q;
+	const agc_plan *acct = NULL;
+	size_t k, i;
+	int rc = -1;
+
+	if (full)
+		*full = false;
+	for (k = from; k < to; k++) {
+		bitem *it = &b->it[k];
+		size_t first = g.n;
+
+		if (!it->ready || it->alone || it->agent != (int)b->agent || (only_item != (size_t)-1 && k != only_item))
+			continue;
+		for (i = 0; i < it->p.ids.n; i++) {
+			const char **s = AGC_ARRAY_PUSH(&ids, AGC_PLAN_MAX_ITEMS);
+			size_t *e = AGC_ARRAY_PUSH(&sess, AGC_PLAN_MAX_ITEMS);
+
+			if (!s || !e)
+				goto out;
+			*s = it->p.ids.v[i];
+			*e = k;
+		}
+		gate_collect(&it->p, &g);
+		if (g.full) {
+			if (full)
+				*full = true;
+			agc_error_set(-1, "too many files to check for holders");
+			goto out;
+		}
+		for (i = first; i < g.n; i++)
+			g.v[i].session = k;
+		if (it->p.has_agent_cwd && ad->agent_proc) {
+			agc_gate_file *c = AGC_ARRAY_PUSH(&cwd, AGC_PLAN_MAX_ITEMS);
+
+			if (!c)
+				goto out;
+			memset(c, 0, sizeof(*c));
+			c->id = it->p.agent_cwd;
+			c->label = it->p.meta.project ? it->p.meta.project : "";
+			c->session = k;
+			acct = &it->p;
+		}
+	}
+	memset(&q, 0, sizeof(q));
+	q.procroot = b->ctx->procroot;
+	q.ids = ids.v;
+	q.n_ids = ids.n;
+	q.id_session = sess.v;
+	q.env_names = ad->env_names;
+	q.n_env_names = ad->n_env_names;
+	q.every_session = true;
+	q.files = g.v;
+	q.n_files = g.n;
+	q.with_maps = true;
+	q.exempt = exempt_cb;
+	q.exempt_ud = (void *)ad;
+	if (cwd.n) {
+		q.agent_cwd = cwd.v;
+		q.n_agent_cwd = cwd.n;
+		q.agent_proc = ad->agent_proc;
+		/* a live registry entry of the agent accounts for the process whatever the session
+		 * (the adapter asks its own registry dir, the same for every plan of it) */
+		q.accounted = batch_accounted;
+		q.accounted_ud = (void *)acct;
+	}
+	if (only) {
+		q.only_pids = only;
+		q.n_only_pids = n_only;
+	}
+	rc = (only && !n_only) ? 0 : agc_holders_scan(&q, out);
+out:
+	free(ids.v);
+	free(sess.v);
+	free(cwd.v);
+	if (files_out && rc == 0)
+		*files_out = g;
+	else
+		free(g.v);
+	return rc;
+}
+
+/* The items of the agent in [lo, hi) that a full scan looks at. */
+static bool scanned_item(const batch *b, size_t k)
+{
+	const bitem *it = &b->it[k];
+
+	return it->ready && !it->alone && it->agent == (int)b->agent;
+}
+
+/* One pass over every process for the items in [lo, hi) (R5), after the listing. When their
+ * files together are more than the gate looks at in one pass, the range is halved and each
+ * half scanned on its own; an item alone over the bound cannot be checked (in use, R5). */
+static void batch_scan_range(batch *b, size_t lo, size_t hi, int listed)
+{
+	agc_holders h = {0};
+	gate_files g = {0};
+	size_t k, i, n_items = 0;
+	bool full = false;
+	int rc = listed;
+
+	for (k = lo; k < hi; k++)
+		n_items += scanned_item(b, k);
+	if (!n_items)
+		return;
+	if (rc == 0)
+		rc = batch_query(b, lo, hi, (size_t)-1, NULL, 0, &h, &g, &full);
+	if (rc < 0 && full && n_items > 1) {
+		size_t half = 0, mid = lo;
+
+		agc_holders_release(&h);
+		free(g.v);
+		for (mid = lo; mid < hi && half < n_items / 2; mid++)
+			half += scanned_item(b, mid);
+		batch_scan_range(b, lo, mid, 0);
+		batch_scan_range(b, mid, hi, 0);
+		return;
+	}
+	for (k = lo; k < hi; k++) {
+		bitem *it = &b->it[k];
+
+		if (!scanned_item(b, k))
+			continue;
+		agc_holders_release(&it->h);
+		free(it->g.v);
+		memset(&it->g, 0, sizeof(it->g));
+		it->unreadable = rc < 0;
+		if (rc < 0) {
+			snprintf(it->err, sizeof(it->err), "%s", agc_error_last());
+			continue;
+		}
+		for (i = 0; i < h.n; i++)
+			if (h.v[i].session == k)
+				agc_holders_add(&it->h, h.v[i].pid, h.v[i].why, h.v[i].command, h.v[i].what,
+						h.v[i].file);
+	}
+	/* the labels of the files point into the plans, which outlive the scan's list */
+	for (k = lo; rc == 0 && k < hi; k++) {
+		bitem *it = &b->it[k];
+
+		if (!scanned_item(b, k))
+			continue;
+		for (i = 0; i < g.n; i++) {
+			agc_gate_file *f;
+
+			if (g.v[i].session != k)
+				continue;
+			f = AGC_ARRAY_PUSH(&it->g, AGC_GATE_MAX_FILES);
+			if (f)
+				*f = g.v[i];
+		}
+		/* a holder's file index is into the scan's list: make it the item's */
+		for (i = 0; i < it->h.n; i++)
+			if (it->h.v[i].file < g.n) {
+				size_t j, n = 0;
+
+				for (j = 0; j < it->h.v[i].file; j++)
+					n += g.v[j].session == k;
+				it->h.v[i].file = n;
+			}
+	}
+	free(g.v);
+	agc_holders_release(&h);
+}
+
+/* A full scan for every item of the agent still to go, from `from` on: the process table
+ * listed with each process's /proc inode, the agent's own processes noted, then one pass
+ * over every process for all of them (R5); every pass begins after the listing. */
+static void batch_scan(batch *b, size_t from)
+{
+	agent_scan *as = &b->as[b->agent];
+	int rc;
+
+	/* the clock starts before the listing: every process listed is checked after it */
+	as->scanned_ms = agc_clock_mono_us() / 1000;
+	as->seen.n = 0;
+	rc = agc_proc_each_pid_ino(b->ctx->procroot, seen_cb, &as->seen);
+	if (rc == 0) {
+		qsort(as->seen.v, as->seen.n, sizeof(*as->seen.v), seen_cmp);
+		rc = note_agent_procs(b);
+	}
+	batch_scan_range(b, from, b->n, rc);
+}
+
+/* Just before item k goes: re-check it (R5). (a) its registry read again (a session resumed
+ * since the scan), (b) every process that did not exist at the scan (a pid not listed then,
+ * or listed with another /proc inode: another process) and (c) the agent's own processes
+ * checked fully against it; a holder refuses only this id. Returns true when in use. */
+static bool batch_recheck(batch *b, size_t k)
+{
+	bitem *it = &b->it[k];
+	struct { pid_t *v; size_t n, cap; } look = {0};
+	agc_plan fresh;
+	agc_holders h = {0};
+	agent_scan *as;
+	size_t i;
+	bool live = false;
+
+	/* (a) the registry, by a discovery of what the gate needs, from scratch */
+	if (discover(b->ctx, (size_t)it->agent, it->p.id, &fresh, DISCOVER_GATE) < 0) {
+		agc_report_add_holder(it->r, 0, agc_error_last(), "process-table", NULL);
+		agc_plan_release(&fresh);
+		return true;
+	}
+	for (i = 0; i < fresh.holders.n; i++) {
+		agc_report_add_holder(it->r, fresh.holders.v[i].pid, fresh.holders.v[i].command,
+				      agc_why_name(fresh.holders.v[i].why), fresh.holders.v[i].what);
+		live = true;
+	}
+	agc_plan_release(&fresh);
+	/* (b) the processes that are new since the scan */
+	b->agent = (size_t)it->agent;
+	as = &b->as[b->agent];
+	{
+		seen_list now = {0};
+
+		if (agc_proc_each_pid_ino(b->ctx->procroot, seen_cb, &now) < 0) {
+			free(now.v);
+			agc_report_add_holder(it->r, 0, agc_error_last(), "process-table", NULL);
+			return true;
+		}
+		for (i = 0; i < now.n; i++) {
+			seen_proc key = now.v[i], *was = bsearch(&key, as->seen.v, as->seen.n, sizeof(key), seen_cmp);
+			pid_t *slot;
+
+			if (was && was->ino == key.ino)
+				continue;
+			slot = AGC_ARRAY_PUSH(&look, (size_t)1 << 22);
+			if (!slot) {
+				/* a process that cannot be listed for the check cannot be shown not to hold */
+				free(now.v);
+				free(look.v);
+				agc_report_add_holder(it->r, 0, "out of memory", "process-table", NULL);
+				return true;
+			}
+			*slot = key.pid;
+		}
+		free(now.v);
+	}
+	/* (c) the agent's own processes: one may have started this session's work since */
+	for (i = 0; i < as->agents.n; i++) {
+		pid_t *slot = AGC_ARRAY_PUSH(&look, (size_t)1 << 22);
+
+		if (!slot) {
+			free(look.v);
+			agc_report_add_holder(it->r, 0, "out of memory", "process-table", NULL);
+			return true;
+		}
+		*slot = as->agents.v[i];
+	}
+	if (look.n) {
+		gate_files g = {0};
+
+		if (batch_query(b, k, b->n, k, look.v, look.n, &h, &g, NULL) < 0) {
+			agc_report_add_holder(it->r, 0, agc_error_last(), "process-table", NULL);
+			live = true;
+		}
+		for (i = 0; i < h.n; i++)
+			add_scan_holder(&it->p, it->r, &g, &h.v[i]);
+		live |= h.n > 0;
+		free(g.v);
+		agc_holders_release(&h);
+	}
+	free(look.v);
+	return live;
+}
+
+/* The gate's answer for item k from the last full scan, and the re-check. */
+static bool batch_gate(batch *b, size_t k)
+{
+	bitem *it = &b->it[k];
+	size_t i;
+	bool live = false;
+
+	/* (d) no process goes unchecked for longer than BATCH_RESCAN_MS: past that, a full
+	 * scan of every id still to go */
+	b->agent = (size_t)it->agent;
+	if (agc_clock_mono_us() / 1000 - b->as[b->agent].scanned_ms > BATCH_RESCAN_MS || it->unreadable)
+		batch_scan(b, k);
+	if (it->unreadable) {
+		/* Not knowing who runs is treated as "in use" (R5). */
+		agc_report_add_holder(it->r, 0, it->err, "process-table", NULL);
+		return true;
+	}
+	if (batch_recheck(b, k))
+		live = true;
+	for (i = 0; i < it->h.n; i++)
+		add_scan_holder(&it->p, it->r, &it->g, &it->h.v[i]);
+	return live || it->h.n > 0;
+}
+
+/* Item k's shared files as they are now, before its gate, unless an item pending already
+ * noted them: the rewrite at the end of the stretch refuses a file changed since (R4). */
+static int batch_expect(batch *b, size_t k)
+{
+	bitem *it = &b->it[k];
+	size_t i, j;
+
+	for (i = 0; i < it->p.lines.n; i++) {
+		const agc_lineset *ls = &it->p.lines.v[i];
+		int rootfd = agc_plan_rootfd(&it->p, ls->root), dfd = -1, err;
+		const char *leaf;
+		struct stat st;
+		bexpect *e;
+
+		for (j = 0; j < b->expect.n; j++)
+			if (b->expect.v[j].agent == it->agent && b->expect.v[j].root == ls->root &&
+			    strcmp(b->expect.v[j].rel, ls->rel) == 0)
+				break;
+		if (j < b->expect.n)
+			continue;
+		e = AGC_ARRAY_PUSH(&b->expect, AGC_PLAN_MAX_ITEMS);
+		if (!e)
+			return -1;
+		e->agent = it->agent;
+		e->root = ls->root;
+		if (!(e->rel = agc_strdup(ls->rel))) {
+			b->expect.n--;
+			return -1;
+		}
+		/* looked at as the rewrite opens it: beneath the root, the leaf not followed */
+		if (rootfd >= 0 && agc_walk_parent(rootfd, ls->rel, &dfd, &leaf, &err) == AGC_WALK_OK &&
+		    fstatat(dfd, leaf, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+			e->seen = true;
+			agc_filekey_of(&st, &e->key);
+		}
+		if (dfd >= 0)
+			close(dfd);
+	}
+	return 0;
+}
+
+typedef struct bid {
+	char *id;
+	size_t item;
+} bid;
+
+static int bid_cmp(const void *a, const void *b)
+{
+	const bid *x = a, *y = b;
+	int c = strcasecmp(x->id, y->id);
+
+	return c ? c : x->item < y->item ? -1 : x->item > y->item;
+}
+
+/* One rewrite of shared file e for every pending item with lines in it (R4: held open, locked,
+ * or changed since the stretch began: nothing changes, and each item's residual says its
+ * lines remain, with the reason). */
+static void batch_rewrite(batch *b, const bexpect *e)
+{
+	struct { bid *v; size_t n, cap; } ids = {0};
+	char **sorted = NULL;
+	uint64_t *counts = NULL, *bytes = NULL;
+	const agc_lineset *first = NULL;
+	agc_plan *fp = NULL;
+	agc_lines_result lr;
+	agc_lineset ls;
+	size_t k, i, j;
+	int rc, rootfd;
+	char *why = NULL;
+
+	for (k = 0; k < b->n; k++) {
+		bitem *it = &b->it[k];
+
+		if (!it->pending || it->agent != e->agent)
+			continue;
+		for (i = 0; i < it->p.lines.n; i++) {
+			const agc_lineset *l = &it->p.lines.v[i];
+
+			if (l->root != e->root || strcmp(l->rel, e->rel) != 0 || !l->count ||
+			    agc_plan_rootfd(&it->p, l->root) < 0)
+				continue;
+			/* while something a rerun could finish is left, the lines stay too: they lead
+			 * a rerun to what they reference (paste files) */
+			if (it->rest.fixable) {
+				note_failure(&it->rest.line_fails, l->root, l->rel,
+					     agc_strdup("error: kept until the rest is removed"));
+				continue;
+			}
+			if (!first) {
+				first = l;
+				fp = &it->p;
+			}
+			for (j = 0; j < it->p.ids.n; j++) {
+				bid *x = AGC_ARRAY_PUSH(&ids, AGC_PLAN_MAX_ITEMS);
+
+				if (!x) {
+					why = agc_strfmt("error: %s", agc_error_last());
+					goto fail;
+				}
+				x->id = it->p.ids.v[j];
+				x->item = k;
+			}
+		}
+	}
+	if (!first)
+		goto out;
+	qsort(ids.v, ids.n, sizeof(*ids.v), bid_cmp);
+	sorted = calloc(ids.n, sizeof(*sorted));
+	counts = calloc(ids.n, sizeof(*counts));
+	bytes = calloc(ids.n, sizeof(*bytes));
+	if (!sorted || !counts || !bytes) {
+		why = agc_strdup("error: out of memory");
+		goto fail;
+	}
+	for (i = 0; i < ids.n; i++)
+		sorted[i] = ids.v[i].id;
+	ls = *first;
+	ls.expect = true;
+	if (e->seen)
+		ls.expected = e->key;
+	else
+		memset(&ls.expected, 0, sizeof(ls.expected)); /* any file there now is a new one */
+	rootfd = agc_plan_rootfd(fp, first->root);
+	rc = agc_lines_rewrite_ids(rootfd, &ls, sorted, ids.n, b->ctx->procroot, 0, &lr, counts, bytes);
+	if (rc == 0 && lr.done) {
+		for (k = 0; k < b->n; k++) {
+			bitem *it = &b->it[k];
+			uint64_t c = 0, by = 0;
+			char *abs;
+
+			for (i = 0; i < ids.n; i++)
+				if (ids.v[i].item == k) {
+					c += counts[i];
+					by += bytes[i];
+				}
+			if (!c)
+				continue;
+			abs = agc_plan_abspath(it->p.roots, e->root, e->rel);
+			agc_report_add_item(it->r, false, "lines", abs, NULL, NULL, it->p.id, c, by, 0);
+			free(abs);
+		}
+	} else if (rc != 0) {
+		why = lr.reason && strcmp(lr.reason, "error") != 0 ? agc_strdup(lr.reason)
+								   : agc_strfmt("error: %s", agc_error_last());
+		goto fail;
+	}
+	goto out;
+fail:
+	/* each item concerned: its lines remain, with the reason */
+	for (k = 0; k < b->n; k++) {
+		bitem *it = &b->it[k];
+		bool mine = false;
+
+		for (i = 0; i < ids.n && !mine; i++)
+			mine = ids.v[i].item == k;
+		for (i = 0; mine && i < it->p.lines.n; i++)
+			if (it->p.lines.v[i].root == e->root && strcmp(it->p.lines.v[i].rel, e->rel) == 0)
+				break;
+		if (mine && i < it->p.lines.n)
+			note_failure(&it->rest.line_fails, e->root, it->p.lines.v[i].rel,
+				     agc_strdup(why ? why : "error"));
+	}
+out:
+	free(why);
+	free(ids.v);
+	free(sorted);
+	free(counts);
+	free(bytes);
+}
+
+/* The end of a stretch of pending purges: each shared file rewritten once for all of them,
+ * then a new state for each agent (nothing read before the rewrite is reused) and each item's
+ * residual rediscovered from it (R7); their reports are done. */
+static void batch_flush(batch *b)
+{
+	size_t k, a, i;
+	bool any = false;
+
+	for (k = 0; k < b->n && !any; k++)
+		any = b->it[k].pending;
+	if (!any)
+		return;
+	for (i = 0; i < b->expect.n; i++) {
+		batch_rewrite(b, &b->expect.v[i]);
+		free(b->expect.v[i].rel);
+	}
+	b->expect.n = 0;
+	for (a = 0; agc_adapter_table[a]; a++) {
+		const agc_adapter *ad = agc_adapter_table[a];
+
+		if (ad->run_free)
+			ad->run_free(b->run[a]);
+		b->run[a] = ad->run_new ? ad->run_new() : NULL;
+	}
+	for (k = 0; k < b->n; k++) {
+		bitem *it = &b->it[k];
+
+		if (!it->pending)
+			continue;
+		purge_finish(&it->p, (size_t)it->agent, it->r, b->flags, &it->rest, b->run[it->agent]);
+		reason_hints(it->r);
+		b->out[k] = it->r;
+		it->r = NULL;
+	}
+	/* the plans last: a failure noted for one names its shared file by another's path */
+	for (k = 0; k < b->n; k++) {
+		bitem *it = &b->it[k];
+
+		if (!it->pending)
+			continue;
+		it->pending = false;
+		agc_plan_release(&it->p);
+		it->ready = false;
+	}
+}
+
+static int many(agc_ctx *ctx, const char *agent, const char *const *idv, size_t n, mode m,
+		unsigned flags, agc_report **out)
+{
+	batch b;
+	struct { char **v; size_t n, cap; } going = {0};
+	size_t k, a;
+	int rc = 0;
+
+	memset(&b, 0, sizeof(b));
+	b.ctx = ctx;
+	b.n = n;
+	b.m = m;
+	b.flags = flags;
+	b.out = out;
+
+	b.argv = (agc_buf)AGC_BUF_INIT_MAX((size_t)256 << 10);
+	b.it = calloc(n ? n : 1, sizeof(*b.it));
+	if (!b.it)
+		return agc_error_oom();
+	for (a = 0; agc_adapter_table[a]; a++)
+		if (agc_adapter_table[a]->run_new && !(b.run[a] = agc_adapter_table[a]->run_new())) {
+			rc = -1;
+			goto out;
+		}
+	/* 1. Discover every id read-only (R6), each with the ids before it going, so that what
+	 * the run one at a time would find differently is told (agc_plan.batch_conflict). */
+	for (k = 0; k < n; k++) {
+		bitem *it = &b.it[k];
+		char part_of[AGC_ID_MAX] = "";
+		int prc = prepare(ctx, agent, idv[k], m, &it->r, &it->p, &it->agent, going.v, going.n, part_of,
+				  b.run);
+		size_t j;
+
+		if (prc < 0) {
+			rc = -1;
+			goto out;
+		}
+		it->ready = prc == 0;
+		if (it->ready && touches_earlier(&b, k))
+			it->alone = true;
+		/* a sub-agent whose parent goes earlier in the run: one at a time, it would be gone
+		 * with it by its turn */
+		for (j = 0; part_of[0] && j < k && !it->alone; j++)
+			if (b.it[j].ready && strcmp(b.it[j].p.ad->name, it->r->agent) == 0 &&
+			    strcmp(b.it[j].p.id, part_of) == 0)
+				it->alone = true;
+		if (it->ready) {
+			char **s = AGC_ARRAY_PUSH(&going, AGC_PLAN_MAX_ITEMS);
+
+			if (!s || !(*s = agc_strdup(it->r->id))) {
+				rc = agc_error_oom();
+				goto out;
+			}
+		}
+	}
+	/* 2. One full scan per agent for every id (R5) */
+	for (a = 0; agc_adapter_table[a]; a++) {
+		for (k = 0; k < n && !(b.it[k].ready && !b.it[k].alone && b.it[k].agent == (int)a); k++)
+			;
+		if (k == n)
+			continue;
+		b.agent = a;
+		batch_scan(&b, 0);
+	}
+	/* 3. In argument order: each id re-checked just before it goes, then purged as alone */
+	for (k = 0; k < n; k++) {
+		bitem *it = &b.it[k];
+
+		if (it->alone) {
+			/* what went before it is all done first, as one id at a time would have it */
+			batch_flush(&b);
+			if (it->ready)
+				agc_plan_release(&it->p);
+			it->ready = false;
+			agc_report_free(it->r);
+			it->r = NULL;
+			/* its discovery from the state made after the last rewrite (reused only
+			 * while the files are as they were then) */
+			if (run_with(ctx, agent, idv[k], m, flags, &it->r, b.run) < 0) {
+				rc = -1;
+				goto out;
+			}
+		} else if (it->ready) {
+			bool live;
+
+			/* a purge with no database: its shared-file lines and its residual wait for the
+			 * end of the stretch (batch_flush); the file is noted first, as it is before
+			 * anything of this item goes */
+			if (m == MODE_PURGE && !it->p.dbs.n && batch_expect(&b, k) < 0) {
+				rc = -1;
+				goto out;
+			}
+			live = batch_gate(&b, k);
+			if (m == MODE_PURGE && !it->p.dbs.n && !live) {
+				if (purge_remove(&it->p, it->r, &it->rest)) {
+					it->pending = true;
+					continue;
+				}
+			} else {
+				if (m == MODE_PURGE && !live)
+					batch_flush(&b);
+				after_gate(&it->p, it->agent, it->r, m, flags, live);
+			}
+			agc_plan_release(&it->p);
+			it->ready = false;
+		}
+		if (m == MODE_PURGE || m == MODE_DRY_RUN)
+			reason_hints(it->r);
+		out[k] = it->r;
+		it->r = NULL;
+	}
+	batch_flush(&b);
+out:
+	for (k = 0; k < n; k++) {
+		if (b.it[k].pending) {
+			txn_release(&b.it[k].rest.t, b.it[k].p.dbs.n);
+			failures_release(&b.it[k].rest.fails);
+			failures_release(&b.it[k].rest.line_fails);
+			failures_release(&b.it[k].rest.row_fails);
+		}
+		if (b.it[k].ready)
+			agc_plan_release(&b.it[k].p);
+		agc_report_free(b.it[k].r);
+		agc_holders_release(&b.it[k].h);
+		free(b.it[k].g.v);
+	}
+	if (rc < 0)
+		for (k = 0; k < n; k++) {
+			agc_report_free(out[k]);
+			out[k] = NULL;
+		}
+	for (k = 0; k < going.n; k++)
+		free(going.v[k]);
+	free(going.v);
+	free(b.it);
+	for (a = 0; a < AGC_AGENTS_MAX; a++) {
+		free(b.as[a].seen.v);
+		free(b.as[a].agents.v);
+	}
+	agc_buf_release(&b.argv);
+	for (a = 0; agc_adapter_table[a]; a++)
+		if (agc_adapter_table[a]->run_free)
+			agc_adapter_table[a]->run_free(b.run[a]);
+	for (k = 0; k < b.expect.n; k++)
+		free(b.expect.v[k].rel);
+	free(b.expect.v);
+	return rc;
+}
+
 int agc_purge(agc_ctx *ctx, const char *agent, const char *id, unsigned flags, agc_report **out)
 {
 	if (!out)
@@ -1795,6 +2709,22 @@ int agc_purge(agc_ctx *ctx, const char *agent, const char *id, unsigned flags, a
 		return -1;
 	reason_hints(*out);
 	return 0;
+}
+
+int agc_purge_many(agc_ctx *ctx, const char *agent, const char *const *ids, size_t n, unsigned flags,
+		   agc_report **out)
+{
+	size_t i;
+
+	if (!out || (n && !ids))
+		return agc_error_set(-1, "agc_purge_many needs ids and somewhere to put their reports");
+	if (flags & AGC_PURGE_WITH_FORKS)
+		return agc_error_set(-1, "purging forks is not supported yet: no agent with forks (Codex) is supported");
+	if (flags & ~(unsigned)(AGC_PURGE_DRY_RUN | AGC_PURGE_SCRUB))
+		return agc_error_set(-1, "unknown purge flags 0x%x", flags);
+	for (i = 0; i < n; i++)
+		out[i] = NULL;
+	return many(ctx, agent, ids, n, (flags & AGC_PURGE_DRY_RUN) ? MODE_DRY_RUN : MODE_PURGE, flags, out);
 }
 
 int agc_show(agc_ctx *ctx, const char *agent, const char *id, agc_report **out)

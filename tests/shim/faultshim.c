@@ -12,7 +12,11 @@
  * step.
  *
  * Failed system calls set the errno named by AGC_FAULT_ERRNO: EACCES (the default), EPERM,
- * EBUSY or EIO. Everything else goes to the real functions. */
+ * EBUSY or EIO. Everything else goes to the real functions.
+ *
+ * A hook: when AGC_HOOK_UNLINKAT names a file, the first unlinkat of that basename that
+ * succeeds runs the shell command AGC_HOOK_CMD (without the shim), so a test can start a
+ * process in the middle of a run (after agentgc's process scan). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -131,7 +135,22 @@ int unlinkat(int dirfd, const char *pathname, int flags)
 		errno = ENOSYS;
 		return -1;
 	}
-	return fn(dirfd, pathname, flags);
+	{
+		static int hooked;
+		const char *hook = getenv("AGC_HOOK_UNLINKAT"), *cmd = getenv("AGC_HOOK_CMD");
+		const char *base = strrchr(pathname, '/');
+		int rc = fn(dirfd, pathname, flags), err = errno;
+
+		base = base ? base + 1 : pathname;
+		if (rc == 0 && !hooked && hook && cmd && base && strcmp(base, hook) == 0) {
+			hooked = 1;
+			unsetenv("LD_PRELOAD");
+			if (system(cmd) != 0)
+				fprintf(stderr, "faultshim: the hook command failed\n");
+		}
+		errno = err;
+		return rc;
+	}
 }
 
 int renameat(int olddirfd, const char *oldpath, int newdirfd, const char *newpath)

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../clock.h"
@@ -1104,6 +1105,595 @@ static int strset_add(strset *s, const char *v)
 	return *slot ? 0 : -1;
 }
 
+#define DIR_RACY_NS ((int64_t)50 * 1000 * 1000) /* a dir listing kept for a run: see dir_get */
+
+/* ---- per-run state (agc_adapter.run_new): history.jsonl, todos/ and telemetry/ read once -- */
+
+/* A line of history.jsonl as the run read it. */
+typedef struct hline {
+	size_t off, len, full;  /* full: with its newline */
+} hline;
+
+/* Where a text that could be an id, or a paste hash, appears: a window of a run of the
+ * characters they are made of, lower case. */
+typedef struct hwin {
+	char k[65];
+	size_t line;
+} hwin;
+
+/* The ids of the index: a UUID (36 characters, dashes in it) and a sub-agent's (17, no dash). */
+#define WIN_UUID 36
+#define WIN_AGENT 17
+
+typedef struct winset {
+	bool built;
+	struct { hwin *v; size_t n, cap; } w;  /* sorted by (k, line) */
+} winset;
+
+typedef struct hist_state {
+	bool ok;
+	agc_filekey key;
+	agc_buf text;
+	struct { hline *v; size_t n, cap; } lines;
+	winset ids;         /* windows of WIN_UUID and WIN_AGENT characters */
+	winset hash[65];    /* windows of n hex characters, made when a hash of n is looked up */
+} hist_state;
+
+typedef struct dir_state {
+	bool ok;
+	agc_filekey key;
+	struct { char **v; size_t n, cap; } names;   /* in readdir order */
+	struct dent { const char *name; size_t pos; } *sorted; /* the names, by name */
+} dir_state;
+
+typedef struct claude_run {
+	hist_state hist;
+	dir_state todos, telemetry;
+} claude_run;
+
+static void hist_release(hist_state *h)
+{
+	size_t i;
+
+	agc_buf_release(&h->text);
+	free(h->lines.v);
+	free(h->ids.w.v);
+	for (i = 0; i < sizeof(h->hash) / sizeof(h->hash[0]); i++)
+		free(h->hash[i].w.v);
+	memset(h, 0, sizeof(*h));
+}
+
+static void dir_release(dir_state *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->names.n; i++)
+		free(d->names.v[i]);
+	free(d->names.v);
+	free(d->sorted);
+	memset(d, 0, sizeof(*d));
+}
+
+static void *claude_run_new(void)
+{
+	claude_run *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		agc_error_oom();
+	return r;
+}
+
+static void claude_run_free(void *run)
+{
+	claude_run *r = run;
+
+	if (!r)
+		return;
+	hist_release(&r->hist);
+	dir_release(&r->todos);
+	dir_release(&r->telemetry);
+	free(r);
+}
+
+static int hwin_cmp(const void *a, const void *b)
+{
+	const hwin *x = a, *y = b;
+	int c = strcmp(x->k, y->k);
+
+	return c ? c : x->line < y->line ? -1 : x->line > y->line;
+}
+
+/* 1: a hex digit, 2: a dash, else 0 */
+static const unsigned char win_cls[256] = {
+	['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1, ['7'] = 1,
+	['8'] = 1, ['9'] = 1, ['a'] = 1, ['b'] = 1, ['c'] = 1, ['d'] = 1, ['e'] = 1, ['f'] = 1,
+	['A'] = 1, ['B'] = 1, ['C'] = 1, ['D'] = 1, ['E'] = 1, ['F'] = 1, ['-'] = 2,
+};
+
+static bool is_hex(char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+/* Calls each(window, L, ud) for every window of L characters (lower case) of the runs of
+ * hex characters (and dashes, when dash) in text: every place a text of L such characters
+ * appears, in any case. Returns what each returns when not 0. */
+static int each_window(const char *t, size_t n, size_t L, bool dash,
+		       int (*each)(const char *w, size_t L, void *ud), void *ud)
+{
+	const unsigned char *u = (const unsigned char *)t, *ue = u + n;
+	unsigned char ok = dash ? 3 : 1;
+	char win[65];
+
+	if (L > 64)
+		return 0;
+	while (u < ue) {
+		const unsigned char *r0;
+		size_t rl, w, c;
+		int rc;
+
+		if (!(win_cls[*u] & ok)) {
+			u++;
+			continue;
+		}
+		for (r0 = u; u < ue && (win_cls[*u] & ok); u++)
+			;
+		rl = (size_t)(u - r0);
+		for (w = 0; w + L <= rl; w++) {
+			for (c = 0; c < L; c++)
+				win[c] = (char)(r0[w + c] | 0x20); /* hex digits and '-' */
+			win[L] = '\0';
+			if ((rc = each(win, L, ud)) != 0)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+/* each_window for both id forms in one pass: windows of WIN_UUID characters of the runs of
+ * hex characters and dashes, and of WIN_AGENT of the runs of hex characters alone. */
+static int each_id_window(const char *t, size_t n, int (*each)(const char *w, size_t L, void *ud), void *ud)
+{
+	const unsigned char *u = (const unsigned char *)t, *ue = u + n;
+	char win[65];
+
+	while (u < ue) {
+		const unsigned char *r0, *r1, *h0;
+		size_t rl, w, c;
+		int rc;
+
+		if (!win_cls[*u]) {
+			u++;
+			continue;
+		}
+		for (r0 = u; u < ue && win_cls[*u]; u++)
+			;
+		r1 = u;
+		rl = (size_t)(r1 - r0);
+		if (rl < WIN_AGENT)
+			continue;
+		for (w = 0; w + WIN_UUID <= rl; w++) {
+			for (c = 0; c < WIN_UUID; c++)
+				win[c] = (char)(r0[w + c] | 0x20); /* hex digits and '-' */
+			win[WIN_UUID] = '\0';
+			if ((rc = each(win, WIN_UUID, ud)) != 0)
+				return rc;
+		}
+		for (h0 = r0; h0 < r1;) {
+			const unsigned char *h1;
+
+			if (*h0 == '-') {
+				h0++;
+				continue;
+			}
+			for (h1 = h0; h1 < r1 && *h1 != '-'; h1++)
+				;
+			for (w = 0; w + WIN_AGENT <= (size_t)(h1 - h0); w++) {
+				for (c = 0; c < WIN_AGENT; c++)
+					win[c] = (char)(h0[w + c] | 0x20);
+				win[WIN_AGENT] = '\0';
+				if ((rc = each(win, WIN_AGENT, ud)) != 0)
+					return rc;
+			}
+			h0 = h1;
+		}
+	}
+	return 0;
+}
+
+typedef struct win_add {
+	winset *ws;
+	size_t line;
+	bool uuid_only_dash;
+} win_add;
+
+static int win_push(const char *w, size_t L, void *ud)
+{
+	win_add *wa = ud;
+	hwin *e;
+
+	/* a sub-agent id has no dash */
+	if (L == WIN_AGENT && memchr(w, '-', L))
+		return 0;
+	e = AGC_ARRAY_PUSH(&wa->ws->w, (size_t)1 << 26);
+	if (!e)
+		return -1;
+	memcpy(e->k, w, L + 1);
+	e->line = wa->line;
+	return 0;
+}
+
+/* The windows of L characters of every line (ids: both id lengths, dashes in runs). */
+static int winset_build(hist_state *h, winset *ws, size_t L, bool ids)
+{
+	const char *base = agc_buf_cstr(&h->text);
+	size_t i;
+
+	for (i = 0; i < h->lines.n; i++) {
+		win_add wa = {ws, i, false};
+		const hline *l = &h->lines.v[i];
+
+		if (ids) {
+			if (each_id_window(base + l->off, l->len, win_push, &wa) < 0)
+				return -1;
+		} else if (each_window(base + l->off, l->len, L, false, win_push, &wa) < 0) {
+			return -1;
+		}
+	}
+	if (ws->w.n)
+		qsort(ws->w.v, ws->w.n, sizeof(*ws->w.v), hwin_cmp);
+	ws->built = true;
+	return 0;
+}
+
+/* The lines in which key (lower case) appears in any case, appended to out; ws built. */
+static int winset_lines(const winset *ws, const char *key, void *out_arr)
+{
+	struct { size_t *v; size_t n, cap; } *out = out_arr;
+	size_t a = 0, b = ws->w.n;
+
+	while (a < b) {
+		size_t m = a + (b - a) / 2;
+
+		if (strcmp(ws->w.v[m].k, key) < 0)
+			a = m + 1;
+		else
+			b = m;
+	}
+	for (; a < ws->w.n && strcmp(ws->w.v[a].k, key) == 0; a++) {
+		size_t *s = AGC_ARRAY_PUSH(out, (size_t)1 << 26);
+
+		if (!s)
+			return -1;
+		*s = ws->w.v[a].line;
+	}
+	return 0;
+}
+
+/* Whether id has the form the id windows are made for (lower case: canonical ids are). */
+static bool id_windowed(const char *id)
+{
+	size_t n = strlen(id), i;
+
+	if (n != WIN_UUID && n != WIN_AGENT)
+		return false;
+	for (i = 0; i < n; i++)
+		if (!(is_hex(id[i]) || (n == WIN_UUID && id[i] == '-')) || isupper((unsigned char)id[i]))
+			return false;
+	return true;
+}
+
+/* Index history.jsonl (in h->text): its lines, and where each text of an id's form appears. */
+static int hist_index(hist_state *h)
+{
+	const char *base = agc_buf_cstr(&h->text), *s = base, *end = base + h->text.len;
+
+	while (s < end) {
+		const char *nl = memchr(s, '\n', (size_t)(end - s));
+		size_t len = nl ? (size_t)(nl - s) : (size_t)(end - s);
+		hline *l = AGC_ARRAY_PUSH(&h->lines, (size_t)1 << 26);
+
+		if (!l)
+			return -1;
+		l->off = (size_t)(s - base);
+		l->len = len;
+		l->full = len + (nl ? 1 : 0);
+		s += l->full;
+	}
+	return winset_build(h, &h->ids, 0, true);
+}
+
+/* The run's history.jsonl, read from fd (stat st) unless what the run holds is this file as
+ * it is now. NULL (error set) when it cannot be read. */
+static hist_state *hist_get(claude_run *run, int fd, const struct stat *st)
+{
+	hist_state *h = &run->hist;
+	agc_filekey k;
+
+	agc_filekey_of(st, &k);
+	if (h->ok && agc_filekey_same(&h->key, &k)) {
+		close(fd);
+		return h;
+	}
+	hist_release(h);
+	h->text = (agc_buf)AGC_BUF_INIT_MAX(((size_t)1 << 30) + 1);
+	if (agc_read_fd(fd, "history.jsonl", (size_t)1 << 30, &h->text) < 0)
+		return NULL;
+	if (hist_index(h) < 0) {
+		hist_release(h);
+		return NULL;
+	}
+	h->key = k;
+	/* kept only when what was read is the file as it was looked at (Claude appends: a
+	 * change shows in its size, a rewrite by rename in its inode) */
+	h->ok = h->text.len == (size_t)st->st_size;
+	return h;
+}
+
+static int size_cmp(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* discover_history from the run's index: the same lines, notes and paste files, in the same
+ * order, as the passes over the file give, looking only at the lines in which one of the
+ * session's ids, or one of its paste hashes, appears (every other line is neither the
+ * session's nor names it). */
+static int history_from_run(agc_plan *p, agc_lineset *ls, hist_state *h)
+{
+	const char *base = agc_buf_cstr(&h->text);
+	struct { size_t *v; size_t n, cap; } cand = {0}, mine = {0}, refs = {0};
+	strset hashes = {0};
+	bool long_noted = false, bad_noted = false, all = false;
+	size_t i, j;
+	int rc = -1;
+
+	for (i = 0; i < p->ids.n && !all; i++) {
+		if (!id_windowed(p->ids.v[i]))
+			all = true; /* not of a form the index knows: every line looked at */
+		else if (winset_lines(&h->ids, p->ids.v[i], &cand) < 0)
+			goto out;
+	}
+	if (all) {
+		cand.n = 0;
+		for (i = 0; i < h->lines.n; i++) {
+			size_t *s = AGC_ARRAY_PUSH(&cand, (size_t)1 << 26);
+
+			if (!s)
+				goto out;
+			*s = i;
+		}
+	}
+	if (cand.n)
+		qsort(cand.v, cand.n, sizeof(*cand.v), size_cmp);
+	/* pass 1, over the lines that name one of the ids */
+	for (j = 0; j < cand.n; j++) {
+		const hline *l = &h->lines.v[cand.v[j]];
+		const char *s = base + l->off;
+		size_t len = l->len;
+		bool isobj = false, hit = false;
+		json_t *jl = NULL;
+
+		if (j && cand.v[j] == cand.v[j - 1])
+			continue;
+		if (!names_ids(s, len, p->ids.v, p->ids.n))
+			continue;
+		if (len > AGC_LINE_MAX) {
+			/* too long to parse, so never removed; said once (R8) */
+			if (!long_noted && agc_plan_add_note_kind(p, R_CONFIG, "history.jsonl", "lines",
+								  "error: a line too long to check names the session") < 0)
+				goto out;
+			long_noted = true;
+			continue;
+		}
+		jl = agc_json_parse(s, len);
+		isobj = json_is_object(jl);
+		if (isobj) {
+			const char *sid = agc_json_str(jl, "sessionId");
+
+			for (i = 0; sid && i < p->ids.n && !hit; i++)
+				hit = strcasecmp(sid, p->ids.v[i]) == 0;
+		}
+		if (!hit && !isobj && !bad_noted) {
+			/* never removed, still there after the purge: residual (R7, R8) */
+			if (agc_plan_add_note_kind(p, R_CONFIG, "history.jsonl", "lines",
+						   "error: a malformed line names the session; not removed") < 0) {
+				json_decref(jl);
+				goto out;
+			}
+			bad_noted = true;
+		}
+		if (hit) {
+			json_t *pc = json_object_get(jl, "pastedContents"), *v;
+			const char *k;
+			size_t *m = AGC_ARRAY_PUSH(&mine, (size_t)1 << 26);
+
+			if (!m) {
+				json_decref(jl);
+				goto out;
+			}
+			*m = cand.v[j];
+			ls->count++;
+			ls->bytes += l->full;
+			json_object_foreach(pc, k, v)
+			{
+				const char *hh = agc_json_str(v, "contentHash");
+
+				if (hh && paste_hash_ok(hh))
+					strset_add(&hashes, hh);
+			}
+		}
+		json_decref(jl);
+	}
+	/* the lines in which one of the hashes appears, in file order */
+	for (i = 0; i < hashes.n; i++) {
+		size_t L = strlen(hashes.v[i]);
+
+		if (!h->hash[L].built && winset_build(h, &h->hash[L], L, false) < 0)
+			goto out;
+		if (winset_lines(&h->hash[L], hashes.v[i], &refs) < 0)
+			goto out;
+	}
+	if (refs.n)
+		qsort(refs.v, refs.n, sizeof(*refs.v), size_cmp);
+	/* pass 2: a paste file any other line mentions stays (content-addressed, shared) */
+	for (j = 0; j < refs.n && hashes.n; j++) {
+		const hline *l = &h->lines.v[refs.v[j]];
+		const char *s = base + l->off;
+
+		if (j && refs.v[j] == refs.v[j - 1])
+			continue;
+		if (mine.n && bsearch(&refs.v[j], mine.v, mine.n, sizeof(*mine.v), size_cmp))
+			continue;
+		for (i = 0; i < hashes.n; i++) {
+			if (ci_find(s, l->len, hashes.v[i], strlen(hashes.v[i]))) {
+				/* kept for a line of a session purged earlier in the run: one at a
+				 * time, that line would be gone by now */
+				if (p->n_going && names_ids(s, l->len, p->going, p->n_going))
+					p->batch_conflict = true;
+				free(hashes.v[i]);
+				hashes.v[i] = hashes.v[--hashes.n];
+				i--;
+			}
+		}
+	}
+	for (i = 0; i < hashes.n; i++) {
+		char rel[128];
+
+		snprintf(rel, sizeof(rel), "paste-cache/%s.txt", hashes.v[i]);
+		if (agc_plan_add_art(p, R_CONFIG, rel, p->id, 0, NULL) < 0)
+			goto out;
+	}
+	rc = 0;
+out:
+	strset_release(&hashes);
+	free(cand.v);
+	free(mine.v);
+	free(refs.v);
+	return rc;
+}
+
+static int case_cmp(const void *a, const void *b)
+{
+	return strcasecmp(*(char *const *)a, *(char *const *)b);
+}
+
+typedef struct win_find {
+	char *const *ids;
+	size_t n;
+	bool windowed;  /* every id of a form the windows find */
+} win_find;
+
+static void *history_which_new(char *const *ids, size_t n_ids)
+{
+	win_find *f = calloc(1, sizeof(*f));
+	size_t i;
+
+	if (!f) {
+		agc_error_oom();
+		return NULL;
+	}
+	f->ids = ids;
+	f->n = n_ids;
+	f->windowed = true;
+	for (i = 0; i < n_ids && f->windowed; i++)
+		f->windowed = id_windowed(ids[i]);
+	return f;
+}
+
+static int win_is_id(const char *w, size_t L, void *ud)
+{
+	const win_find *f = ud;
+	const char *key = w;
+
+	(void)L;
+	return bsearch(&key, f->ids, f->n, sizeof(*f->ids), case_cmp) ? 1 : 0;
+}
+
+/* history_match for many ids sorted by strcasecmp: the line looked at only when one of the
+ * ids appears in it (as history_match has it), then its sessionId parsed once and looked up.
+ * Returns its index in ids, or -1; a line that does not parse never matches (R8). */
+static long history_which(void *m, const char *line, size_t len)
+{
+	const win_find *f = m;
+	json_t *j;
+	const char *sid;
+	char *const *hit;
+	long at = -1;
+	bool named;
+
+	if (!f->n)
+		return -1;
+	if (f->windowed)
+		named = each_id_window(line, len, win_is_id, m) == 1;
+	else
+		named = names_ids(line, len, f->ids, f->n);
+	if (!named)
+		return -1;
+	j = agc_json_parse(line, len);
+	if (!j)
+		return -1;
+	sid = agc_json_str(j, "sessionId");
+	hit = sid ? bsearch(&sid, f->ids, f->n, sizeof(*f->ids), case_cmp) : NULL;
+	if (hit)
+		at = (long)(hit - f->ids);
+	json_decref(j);
+	return at;
+}
+
+/* The names of dir (todos/, telemetry/) as the run listed them, unless the dir changed. */
+static int dent_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct dent *)a)->name, ((const struct dent *)b)->name);
+}
+
+static dir_state *dir_get(dir_state *ds, DIR *d)
+{
+	struct timespec now;
+	int64_t began;
+	struct stat st;
+	struct dirent *e;
+	agc_filekey k;
+	size_t seen = 0, i;
+
+	if (fstat(dirfd(d), &st) < 0)
+		return NULL;
+	agc_filekey_of(&st, &k);
+	if (ds->ok && agc_filekey_same(&ds->key, &k))
+		return ds;
+	dir_release(ds);
+	clock_gettime(CLOCK_REALTIME, &now);
+	began = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
+	while ((e = readdir(d)) && seen++ < DIR_ENTRIES_MAX) {
+		char **slot = AGC_ARRAY_PUSH(&ds->names, DIR_ENTRIES_MAX);
+
+		if (!slot || !(*slot = agc_strdup(e->d_name))) {
+			dir_release(ds);
+			return NULL;
+		}
+	}
+	ds->sorted = malloc((ds->names.n ? ds->names.n : 1) * sizeof(*ds->sorted));
+	if (!ds->sorted) {
+		dir_release(ds);
+		agc_error_oom();
+		return NULL;
+	}
+	for (i = 0; i < ds->names.n; i++) {
+		ds->sorted[i].name = ds->names.v[i];
+		ds->sorted[i].pos = i;
+	}
+	if (ds->names.n)
+		qsort(ds->sorted, ds->names.n, sizeof(*ds->sorted), dent_cmp);
+	ds->key = k;
+	/* A dir's times have the kernel's coarse clock: a change in the same tick as the last
+	 * one leaves them as they were. A listing is kept only when the dir last changed well
+	 * before it began, so any later change shows in its times. */
+	ds->ok = (k.mtime_ns > k.ctime_ns ? k.mtime_ns : k.ctime_ns) < began - DIR_RACY_NS;
+	return ds;
+}
+
 /* Count the session's history lines and find the paste-cache files that only they reference. */
 static int discover_history(agc_plan *p, int cfg)
 {
@@ -1125,6 +1715,9 @@ static int discover_history(agc_plan *p, int cfg)
 	ls->rel = agc_strdup("history.jsonl");
 	ls->lock = AGC_LOCK_MKDIR_10S;
 	ls->match = history_match;
+	ls->which_new = history_which_new;
+	ls->which = history_which;
+	ls->which_free = free;
 	ls->dev = st.st_dev;
 	ls->ino = st.st_ino;
 	if (!ls->rel)
@@ -1133,12 +1726,22 @@ static int discover_history(agc_plan *p, int cfg)
 	 * session stays findable; the rewrite itself refuses the link (R2). */
 	{
 		/* R8: a FIFO or a device there is never opened, only reported. */
-		int fd = agc_open_file_at(cfg, "history.jsonl", S_ISLNK(st.st_mode) ? AGC_OPEN_FOLLOW : 0, NULL);
+		struct stat fst;
+		int fd = agc_open_file_at(cfg, "history.jsonl", S_ISLNK(st.st_mode) ? AGC_OPEN_FOLLOW : 0, &fst);
 
-		if (fd == AGC_ENOTFOUND)
+		if (fd == AGC_ENOTFOUND) {
 			rc = agc_error_errno(-1, ENOENT, "cannot open 'history.jsonl'");
-		else
+		} else if (fd >= 0 && p->run) {
+			/* a run of many ids: the file read once, while it stays as it was */
+			hist_state *h = hist_get(p->run, fd, &fst);
+
+			if (h)
+				return history_from_run(p, ls, h);
+			hist_release(&((claude_run *)p->run)->hist);
+			rc = -1;
+		} else {
 			rc = fd < 0 ? -1 : agc_read_fd(fd, "history.jsonl", (size_t)1 << 30, &in);
+		}
 	}
 	if (rc < 0) {
 		char *why = agc_strfmt("error: %s", agc_error_last());
@@ -1206,6 +1809,10 @@ static int discover_history(agc_plan *p, int cfg)
 		if (!(len <= AGC_LINE_MAX && history_match(s, len, p->ids.v, p->ids.n))) {
 			for (i = 0; i < hashes.n; i++) {
 				if (ci_find(s, len, hashes.v[i], strlen(hashes.v[i]))) {
+					/* kept for a line of a session purged earlier in the run: one at a
+					 * time, that line would be gone by now */
+					if (p->n_going && names_ids(s, len, p->going, p->n_going))
+						p->batch_conflict = true;
 					free(hashes.v[i]);
 					hashes.v[i] = hashes.v[--hashes.n];
 					i--;
@@ -1243,6 +1850,51 @@ static int add_prefixed(agc_plan *p, size_t root, int rootfd, const char *dir, c
 
 	if (!d)
 		return 0;
+	/* a run of many ids: todos/ and telemetry/ listed once, while they stay as they were */
+	if (p->run && root == R_CONFIG && (strcmp(dir, "todos") == 0 || strcmp(dir, "telemetry") == 0)) {
+		claude_run *run = p->run;
+		dir_state *ds = dir_get(strcmp(dir, "todos") == 0 ? &run->todos : &run->telemetry, d);
+
+		if (ds) {
+			struct { size_t *v; size_t n, cap; } at = {0};
+			size_t a = 0, b = ds->names.n, k;
+
+			while (a < b) {
+				size_t m = a + (b - a) / 2;
+
+				if (strcmp(ds->sorted[m].name, prefix) < 0)
+					a = m + 1;
+				else
+					b = m;
+			}
+			for (; rc == 0 && a < ds->names.n && strncmp(ds->sorted[a].name, prefix, pl) == 0; a++) {
+				size_t *s = AGC_ARRAY_PUSH(&at, DIR_ENTRIES_MAX);
+
+				if (!s)
+					rc = -1;
+				else
+					*s = ds->sorted[a].pos;
+			}
+			/* in the order a listing of the dir gives them */
+			if (at.n)
+		qsort(at.v, at.n, sizeof(*at.v), size_cmp);
+			for (k = 0; rc == 0 && k < at.n; k++) {
+				const char *name = ds->names.v[at.v[k]];
+				size_t nl = strlen(name);
+
+				if (nl <= pl + sl || (sl && strcmp(name + nl - sl, suffix) != 0))
+					continue;
+				if ((size_t)snprintf(rel, sizeof(rel), "%s/%s", dir, name) >= sizeof(rel))
+					continue;
+				if (agc_plan_add_art(p, root, rel, p->id, flags, NULL) < 0)
+					rc = -1;
+			}
+			free(at.v);
+			closedir(d);
+			return rc;
+		}
+		rewinddir(d);
+	}
 	while ((e = readdir(d)) && seen++ < DIR_ENTRIES_MAX) {
 		size_t nl = strlen(e->d_name);
 
@@ -2477,4 +3129,6 @@ const agc_adapter agc_adapter_claude = {
 	.agent_proc = claude_agent_proc,
 	.accounted = claude_accounted,
 	.accounted_ls = claude_accounted_ls,
+	.run_new = claude_run_new,
+	.run_free = claude_run_free,
 };

@@ -1,0 +1,75 @@
+#!/usr/bin/env bats
+# SPEC "Exit codes", R5-R7: a purge of many ids in one call (one process scan, each id
+# re-checked before it goes) gives every id the report that purging the ids one call at a
+# time, in the same order, gives: compared on twin homes (the same home restored between).
+
+load lib
+
+setup() {
+	agc_setup
+	CWD=$(mk_project proj)
+	A=$(new_uuid) B=$(new_uuid) P=$(new_uuid) Q=$(new_uuid) L=$(new_uuid) M=$(new_uuid)
+	mk_full_session "$A" "$CWD"
+	mk_full_session "$B" "$CWD"
+	mk_transcript "$P" "$CWD"
+	PS=$(mk_subagent "$P" "$CWD")
+	mk_transcript "$Q" "$CWD"
+	QS=$(mk_subagent "$Q" "$CWD")
+	# a paste file both A and B's history lines name: one at a time, it goes with the second
+	h=$(mk_paste "shared text")
+	mk_history_line "$A" "$CWD" "a" "$h"
+	mk_history_line "$B" "$CWD" "b" "$h"
+	mk_transcript "$L" "$CWD"
+	spawn sleep 1000
+	mk_registry "$LAST_PID" "$L"
+	SNAP=$BATS_TEST_TMPDIR/snap
+	mkdir -p "$SNAP"
+	cp -a "$HOME" "$TMPDIR" "$SNAP"/
+}
+
+restore() {
+	rm -rf "$HOME" "$TMPDIR"
+	cp -a "$SNAP/home" "$HOME"
+	cp -a "$SNAP/tmp" "$TMPDIR"
+}
+
+# Per id: status, the removed paths and the residual (path, reason), sorted, one line each.
+outcome() {
+	jq -c '{id, status, removed: ([.removed[] | [.kind, .path, .count]] | sort),
+		residual: ([.residual[] | [.kind, .path, .reason]] | sort), holders: [.holders[].why]}'
+}
+
+@test "R5-R7: one call for many ids gives each id the report of one call per id, in order" {
+	local ids=("$A" "$B" "$A" "$P" "$PS" "$QS" "$Q" "$M" "$L" "$B")
+	run -4 --separate-stderr agc --json purge claude "${ids[@]}"
+	echo "$output" | outcome >"$BATS_TEST_TMPDIR/batch"
+	local tree_batch
+	tree_batch=$(cd "$HOME" && find . | sort)
+	restore
+	: >"$BATS_TEST_TMPDIR/single"
+	for id in "${ids[@]}"; do
+		run --separate-stderr agc --json purge claude "$id"
+		echo "$output" | outcome >>"$BATS_TEST_TMPDIR/single"
+	done
+	diff "$BATS_TEST_TMPDIR/single" "$BATS_TEST_TMPDIR/batch"
+	[[ $(cd "$HOME" && find . | sort) == "$tree_batch" ]]
+	# and what that is: the duplicate and the sub-agent of a parent gone before are not
+	# found, the sub-agent before its parent is refused, the live one in use
+	run jq -r .status "$BATS_TEST_TMPDIR/batch"
+	[[ $(echo $output) == "purged purged not-found purged not-found refused purged not-found in-use not-found" ]]
+	assert_exists "$C/projects/$(pkey "$CWD")/$L.jsonl"
+}
+
+@test "R5: a process started after the scan that opens a later id's transcript is caught by the re-check" {
+	local k f
+	k=$(pkey "$CWD")
+	f=$C/projects/$k/$B.jsonl
+	# the hook runs when A's transcript goes: a new process (not in the scan) opens B's
+	AGC_HOOK_UNLINKAT="$A.jsonl" AGC_HOOK_CMD="exec 3<'$f'; sleep 1000 <&3 >/dev/null 2>&1 3<&- & echo \$! >'$BATS_TEST_TMPDIR/hooked'" \
+		run -4 --separate-stderr agc_faulty --json purge claude "$A" "$B" "$Q"
+	cat "$BATS_TEST_TMPDIR/hooked" >>"$PIDS_FILE"
+	[[ -s $BATS_TEST_TMPDIR/hooked ]]
+	json_ok '.[0].status == "purged" and .[1].status == "in-use" and
+		(.[1].holders | map(.why) | index("open-file")) != null and .[2].status == "purged"'
+	assert_exists "$f"
+}
