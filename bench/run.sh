@@ -348,9 +348,10 @@ mapfile -t cids < <(jq -r 'select(.agent == "claude") | .id' "$d/manifest.jsonl"
 prepare() {
 	local k=$1
 	printf '%s\n' "${cids[@]:0:k}" >"$run/ids$k"
-	jq -r --rawfile ids "$run/ids$k" --arg p "$d/" '
-		($ids | split("\n") | map(select(. != "")) | map({(.): 1}) | add) as $want
-		| select(.agent == "claude" and $want[.id]) | (.artifacts[], .keep[])
+	# the set of ids is built once (-n and inputs), not once per manifest line
+	jq -nr --rawfile ids "$run/ids$k" --arg p "$d/" '
+		($ids | split("\n") | map(select(. != "") | {key: ., value: 1}) | from_entries) as $want
+		| inputs | select(.agent == "claude" and $want[.id]) | (.artifacts[], .keep[])
 		| if startswith($p) then ltrimstr($p) else error("artifact outside the home: \(.)") end' \
 		"$d/manifest.jsonl" >"$run/list$k"
 	printf '%s\n' home/.claude/history.jsonl home/.claude.json >>"$run/list$k"
