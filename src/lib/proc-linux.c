@@ -441,42 +441,6 @@ int agc_proc_each(const char *procroot, int (*cb)(const agc_proc *p, void *ud), 
 	return agc_proc_each_pid(procroot, each_stat_cb, &es);
 }
 
-int agc_proc_each_pid(const char *procroot, int (*cb)(pid_t pid, void *ud), void *ud)
-{
-	struct dirent *de;
-	DIR *d;
-	int fd, rc = 0;
-	pid_t pid;
-
-	fd = open_ro(procroot, O_DIRECTORY);
-	if (fd < 0)
-		return agc_error_errno(-1, errno, "cannot read the process table '%s'", procroot);
-	d = fdopendir(fd);
-	if (!d) {
-		rc = agc_error_errno(-1, errno, "cannot read the process table '%s'", procroot);
-		close(fd);
-		return rc;
-	}
-	for (;;) {
-		errno = 0;
-		de = readdir(d);
-		if (!de) {
-			if (errno)
-				rc = agc_error_errno(-1, errno, "cannot read the process table '%s'",
-						     procroot);
-			break;
-		}
-		pid = name_pid(de->d_name);
-		if (!pid)
-			continue;
-		rc = cb(pid, ud);
-		if (rc)
-			break;
-	}
-	closedir(d);
-	return rc;
-}
-
 int agc_proc_each_pid_ino(const char *procroot, int (*cb)(pid_t pid, ino_t ino, void *ud), void *ud)
 {
 	struct dirent *de;
@@ -508,6 +472,26 @@ int agc_proc_each_pid_ino(const char *procroot, int (*cb)(pid_t pid, ino_t ino, 
 	}
 	closedir(d);
 	return rc;
+}
+
+struct each_pid {
+	int (*cb)(pid_t pid, void *ud);
+	void *ud;
+};
+
+static int each_pid_cb(pid_t pid, ino_t ino, void *ud)
+{
+	const struct each_pid *ep = ud;
+
+	(void)ino;
+	return ep->cb(pid, ep->ud);
+}
+
+int agc_proc_each_pid(const char *procroot, int (*cb)(pid_t pid, void *ud), void *ud)
+{
+	struct each_pid ep = {cb, ud};
+
+	return agc_proc_each_pid_ino(procroot, each_pid_cb, &ep);
 }
 
 /* Read all of the open fd into out, at most max bytes (the rest is not read); closes fd. */
