@@ -4,17 +4,6 @@
 #include "error.h"
 #include "ids.h"
 
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 int agc_id_uuid(const char *in, char *out)
 {
 	size_t i;
@@ -29,7 +18,7 @@ int agc_id_uuid(const char *in, char *out)
 				return agc_error_set(AGC_EUNSAFE, "'%s' is not a session id (a UUID)", in);
 			out[i] = '-';
 		} else {
-			if (hexval(c) < 0)
+			if (agc_hexval(c) < 0)
 				return agc_error_set(AGC_EUNSAFE, "'%s' is not a session id (a UUID)", in);
 			out[i] = (char)(c >= 'A' && c <= 'F' ? c - 'A' + 'a' : c);
 		}

@@ -8,6 +8,19 @@
 #define AGC_UUID_LEN 36
 #define AGC_ID_MAX 80   /* longest canonical id of any agent, plus room */
 
+/* The value of one hex digit in either case, or -1 when c is none (every parser of hex
+ * here: UUIDs, JSON \u escapes, the device fields of /proc/PID/maps). */
+static inline int agc_hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
 /* Canonicalise a UUID (8-4-4-4-12 hex, any letter case) to lower case in out (AGC_ID_MAX bytes).
  * Returns 0, or AGC_EUNSAFE when in is not a UUID. */
 int agc_id_uuid(const char *in, char *out);

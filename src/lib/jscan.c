@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ids.h"
 #include "jscan.h"
 
 #define JS_MAX_DEPTH 64   /* deeper: ask jansson (its own bound is 2048) */
@@ -57,17 +58,6 @@ static size_t utf8_len(const unsigned char *p, const unsigned char *e)
 	return n;
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* The 4 hex digits at p (at least 4 bytes there), or -1. */
 static long hex4(const char *p)
 {
@@ -75,7 +65,7 @@ static long hex4(const char *p)
 	int i, h;
 
 	for (i = 0; i < 4; i++) {
-		if ((h = hexval(p[i])) < 0)
+		if ((h = agc_hexval((unsigned char)p[i])) < 0)
 			return -1;
 		v = v * 16 + h;
 	}

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "ids.h"
 #include "proc.h"
 
 #define PROC_STAT_MAX 4096         /* /proc/PID/stat is one line of ~52 numbers and a comm */
@@ -616,16 +617,6 @@ int agc_proc_cwd(const char *procroot, pid_t pid, agc_buf *out)
 #define MAPS_HEAD 256
 #define MAPS_BUF 16384
 
-static unsigned hexval(unsigned char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	c |= 0x20;
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return 16;
-}
-
 /* Parse the head of one maps line s[0..n) (MAJ and MIN in hex, the inode in decimal). Returns
  * 1 with a file mapping, 0 for an anonymous one (inode 0) or a line that is not a mapping.
  * This runs for every line of every process: plain byte loops, no strtoul. */
@@ -634,8 +625,7 @@ static int maps_head(const char *s, size_t n, agc_devino *f)
 	const char *e = s + n;
 	unsigned long maj = 0, min = 0;
 	unsigned long long ino = 0;
-	unsigned d;
-	int i, digits;
+	int d, i, digits;
 
 	/* Skip the address range, the permissions and the offset. */
 	for (i = 0; i < 3; i++) {
@@ -646,11 +636,11 @@ static int maps_head(const char *s, size_t n, agc_devino *f)
 		for (s = sp + 1; s < e && *s == ' '; s++)
 			;
 	}
-	for (digits = 0; s < e && (d = hexval((unsigned char)*s)) < 16; s++, digits++)
+	for (digits = 0; s < e && (d = agc_hexval((unsigned char)*s)) >= 0; s++, digits++)
 		maj = (maj << 4) | d;
 	if (!digits || digits > 8 || s >= e || *s++ != ':')
 		return 0;
-	for (digits = 0; s < e && (d = hexval((unsigned char)*s)) < 16; s++, digits++)
+	for (digits = 0; s < e && (d = agc_hexval((unsigned char)*s)) >= 0; s++, digits++)
 		min = (min << 4) | d;
 	if (!digits || digits > 8 || s >= e || *s++ != ' ')
 		return 0;
