@@ -16,34 +16,6 @@ setup() {
 
 teardown() { agc_teardown; }
 
-need_python() {
-	command -v python3 >/dev/null || skip "python3 is not installed: cannot map a file"
-}
-
-# Wait until PID maps FILE (it shows in /proc/PID/maps).
-wait_mapped() {
-	local pid=$1 file i
-	file=$(readlink -f "$2")
-	for i in $(seq 1 150); do
-		grep -qF -- " $file" "/proc/$pid/maps" 2>/dev/null && return 0
-		sleep 0.02
-	done
-	echo "pid $pid never mapped $file" >&2
-	return 1
-}
-
-# Wait until PID's current directory is DIR.
-wait_cwd() {
-	local pid=$1 dir i
-	dir=$(readlink -f "$2")
-	for i in $(seq 1 150); do
-		[[ $(readlink "/proc/$pid/cwd" 2>/dev/null) == "$dir" ]] && return 0
-		sleep 0.02
-	done
-	echo "pid $pid never ran in $dir" >&2
-	return 1
-}
-
 # Fail when PID has FILE open through an fd (the test is about something else).
 no_fd_on() {
 	local pid=$1 file f
