@@ -82,9 +82,12 @@ done
 (($(left) > 0)) || fail "no sleeping processes seen"
 # SIGINT, unless this test was itself started ignoring it (a background job of a script:
 # the ignoring is inherited and no trap can undo it), then SIGTERM, trapped the same way.
-sig=INT
-(((0x$(awk '/^SigIgn:/ { print $2 }' /proc/$$/status) & 2) == 0)) || sig=TERM
-kill -"$sig" "$pid"
+# SIGINT goes to the job's whole process group, as a terminal's ^C does: bash drops a SIGINT
+# sent to it alone while it waits for a command that did not die of it (its sleepers, started
+# in the background, ignore SIGINT and stay for run.sh to end). SIGTERM goes to run.sh alone.
+sig=INT target=-$pid
+(((0x$(awk '/^SigIgn:/ { print $2 }' /proc/$$/status) & 2) == 0)) || { sig=TERM; target=$pid; }
+kill -"$sig" -- "$target"
 rc=0
 wait "$pid" || rc=$?
 [[ $rc -ne 0 ]] || fail "interrupted, it exited 0"
