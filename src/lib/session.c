@@ -657,25 +657,25 @@ typedef struct ls_row {
 	size_t gate;             /* its gate entry, or AGC_LS_NO_GATE */
 } ls_row;
 
-/* R5, SPEC "live in ls": what the gate of every listed session looks at, for one scan of the
- * process table per ls run. */
+/* R5, SPEC "live in ls": one snapshot of the process table, taken when the first session is
+ * met, and each session matched against it as the walk gives its ids and files, so that what
+ * is kept grows with the processes, not with the home. An entry per session for what the
+ * snapshot cannot tell on its own: its parent, and whether it is held. */
 typedef struct ls_gate_ent {
-	size_t agent;
-	size_t parent;  /* the entry of its parent session, or AGC_LS_NO_GATE */
+	uint32_t parent;  /* the entry of its parent session, or LS_GATE_NONE */
+	uint8_t agent;
 	bool live;
 } ls_gate_ent;
 
-typedef struct gate_files {
-	agc_gate_file *v;
-	size_t n, cap;
-} gate_files;
+#define LS_GATE_NONE UINT32_MAX
 
 typedef struct ls_gate {
 	struct { ls_gate_ent *v; size_t n, cap; } ents;
-	struct { char **v; size_t n, cap; } ids;
-	struct { size_t *v; size_t n, cap; } id_ent;
-	gate_files files;
-	gate_files cwds;
+	agc_snap *snap;
+	bool taken;        /* the snapshot was asked for (snap NULL then: it failed) */
+	size_t cwd_agent;  /* the agent whose processes the project rule is for */
+	bool has_cwd_agent;
+	const char **env_names;
 } ls_gate;
 
 /* The selectors of --project, --project-gone and --grep (SPEC "Commands", ls), prepared once
@@ -689,6 +689,32 @@ typedef struct ls_select {
 	bool last_in, last_gone;
 } ls_select;
 
+static bool ls_exempt(const char *argv, size_t len, void *ud)
+{
+	size_t a;
+
+	(void)ud;
+	/* only files of agents with a shared service are exemptable (gate_push) */
+	for (a = 0; agc_adapter_table[a]; a++)
+		if (agc_adapter_table[a]->exempt && agc_adapter_table[a]->exempt(argv, len, NULL))
+			return true;
+	return false;
+}
+
+typedef struct ls_acct {
+	agc_ctx *ctx;
+	size_t agent;
+} ls_acct;
+
+static bool ls_accounted(pid_t pid, void *ud)
+{
+	ls_acct *a = ud;
+	const agc_adapter *ad = agc_adapter_table[a->agent];
+	const agc_rootset *rs = agc_ctx_roots(a->ctx, a->agent);
+
+	return ad->accounted_ls && rs && ad->accounted_ls(a->ctx, rs, pid);
+}
+
 typedef struct ls_collect {
 	agc_ls_sink sink;
 	const agc_ls_opts *opts;
@@ -699,21 +725,70 @@ typedef struct ls_collect {
 	 * a heap whose root is the last of them, so memory does not grow with the home */
 	size_t keep;
 	agc_strpool projects; /* the rows' project paths, each kept once */
+	agc_ctx *ctx;
+	ls_acct acct;
 	ls_gate gate;
 } ls_collect;
 
-#define LS_GATE_MAX ((size_t)1 << 26)
+#define LS_GATE_MAX ((size_t)1 << 31)
+
+/* The snapshot, taken on the first session: a home without sessions scans nothing. When it
+ * cannot be taken, every session counts as live (what the gate cannot read is in use). */
+static void gate_take(ls_collect *c)
+{
+	ls_gate *G = &c->gate;
+	agc_snap_opts o;
+	char before[1024];
+	size_t a, k, n = 0;
+
+	G->taken = true;
+	/* The snapshot skips processes that went away or are not ours to read, and each skip
+	 * sets the last error: the message of a listing that failed is the one the caller must
+	 * see (R2, R8), so it is kept across the snapshot. */
+	snprintf(before, sizeof(before), "%s", agc_error_last());
+	for (a = 0; agc_adapter_table[a]; a++)
+		n += agc_adapter_table[a]->n_env_names;
+	G->env_names = calloc(n + 1, sizeof(*G->env_names));
+	if (!G->env_names)
+		return;
+	for (a = 0, n = 0; agc_adapter_table[a]; a++)
+		for (k = 0; k < agc_adapter_table[a]->n_env_names; k++)
+			G->env_names[n++] = agc_adapter_table[a]->env_names[k];
+	memset(&o, 0, sizeof(o));
+	o.procroot = c->ctx->procroot;
+	o.env_names = G->env_names;
+	o.exempt = ls_exempt;
+	/* the agent whose own processes the project rule is for (Claude's: the only one with
+	 * agent_proc); the others add no project dirs */
+	for (a = 0; agc_adapter_table[a]; a++)
+		if (agc_adapter_table[a]->agent_proc) {
+			G->cwd_agent = a;
+			G->has_cwd_agent = true;
+			c->acct.ctx = c->ctx;
+			c->acct.agent = a;
+			o.agent_proc = agc_adapter_table[a]->agent_proc;
+			o.accounted = ls_accounted;
+			o.accounted_ud = &c->acct;
+			break;
+		}
+	if (agc_snap_take(&o, &G->snap) < 0)
+		G->snap = NULL;
+	agc_error_set(-1, "%s", before);
+}
 
 static size_t gate_new(agc_ls_sink *s, size_t agent)
 {
 	ls_collect *c = (ls_collect *)s;
-	ls_gate_ent *e = AGC_ARRAY_PUSH(&c->gate.ents, LS_GATE_MAX);
+	ls_gate_ent *e;
 
-	if (!e)
+	if (!c->gate.taken)
+		gate_take(c);
+	if (c->gate.ents.n >= LS_GATE_NONE || !(e = AGC_ARRAY_PUSH(&c->gate.ents, LS_GATE_MAX)))
 		return AGC_LS_NO_GATE;
-	e->agent = agent;
-	e->parent = AGC_LS_NO_GATE;
-	e->live = false;
+	e->agent = (uint8_t)agent;
+	e->parent = LS_GATE_NONE;
+	/* no snapshot: nothing can be shown free */
+	e->live = !c->gate.snap;
 	return c->gate.ents.n - 1;
 }
 
@@ -722,7 +797,7 @@ static void gate_parent(agc_ls_sink *s, size_t g, size_t parent)
 	ls_collect *c = (ls_collect *)s;
 
 	if (g < c->gate.ents.n && parent < c->gate.ents.n && g != parent)
-		c->gate.ents.v[g].parent = parent;
+		c->gate.ents.v[g].parent = (uint32_t)parent;
 }
 
 /* What cannot be given to the gate cannot be shown free: that session counts as live. */
@@ -737,70 +812,47 @@ static void gate_live(agc_ls_sink *s, size_t g)
 static void gate_id(agc_ls_sink *s, size_t g, const char *id)
 {
 	ls_collect *c = (ls_collect *)s;
-	char **slot;
-	size_t *e;
+	ls_gate_ent *e;
 
 	if (g >= c->gate.ents.n)
 		return;
-	slot = AGC_ARRAY_PUSH(&c->gate.ids, LS_GATE_MAX);
-	if (!slot || !(*slot = agc_strdup(id))) {
-		if (slot)
-			c->gate.ids.n--;
-		gate_live(s, g);
-		return;
-	}
-	e = AGC_ARRAY_PUSH(&c->gate.id_ent, LS_GATE_MAX);
-	if (!e) {
-		free(*slot);
-		c->gate.ids.n--;
-		gate_live(s, g);
-		return;
-	}
-	*e = g;
-}
-
-static void gate_push(agc_ls_sink *s, gate_files *a, size_t g, dev_t dev, ino_t ino)
-{
-	ls_collect *c = (ls_collect *)s;
-	agc_gate_file *f;
-
-	if (g >= c->gate.ents.n)
-		return;
-	f = AGC_ARRAY_PUSH(a, AGC_GATE_MAX_FILES * 64);
-	if (!f) {
-		gate_live(s, g);
-		return;
-	}
-	memset(f, 0, sizeof(*f));
-	f->id.dev = dev;
-	f->id.ino = ino;
-	f->label = "";
-	f->session = g;
-	/* the exemption of one agent's shared service is not another agent's */
-	f->no_exempt = !agc_adapter_table[c->gate.ents.v[g].agent]->exempt;
+	e = &c->gate.ents.v[g];
+	if (!e->live && agc_snap_id(c->gate.snap, id,
+				    (const char *const *)agc_adapter_table[e->agent]->env_names) != 0)
+		e->live = true;
 }
 
 static void gate_file(agc_ls_sink *s, size_t g, dev_t dev, ino_t ino)
 {
-	gate_push(s, &((ls_collect *)s)->gate.files, g, dev, ino);
+	ls_collect *c = (ls_collect *)s;
+	ls_gate_ent *e;
+
+	if (g >= c->gate.ents.n)
+		return;
+	e = &c->gate.ents.v[g];
+	/* the exemption of one agent's shared service is not another agent's */
+	if (!e->live && agc_snap_file(c->gate.snap, dev, ino, !agc_adapter_table[e->agent]->exempt))
+		e->live = true;
 }
 
 static void gate_agent_cwd(agc_ls_sink *s, size_t g, dev_t dev, ino_t ino)
 {
-	gate_push(s, &((ls_collect *)s)->gate.cwds, g, dev, ino);
+	ls_collect *c = (ls_collect *)s;
+	ls_gate_ent *e;
+
+	if (g >= c->gate.ents.n)
+		return;
+	e = &c->gate.ents.v[g];
+	if (!e->live && c->gate.has_cwd_agent && e->agent == c->gate.cwd_agent &&
+	    agc_snap_agent_cwd(c->gate.snap, dev, ino))
+		e->live = true;
 }
 
 static void ls_gate_release(ls_gate *G)
 {
-	size_t i;
-
-	for (i = 0; i < G->ids.n; i++)
-		free(G->ids.v[i]);
-	free(G->ids.v);
-	free(G->id_ent.v);
+	agc_snap_free(G->snap);
 	free(G->ents.v);
-	free(G->files.v);
-	free(G->cwds.v);
+	free(G->env_names);
 	memset(G, 0, sizeof(*G));
 }
 
@@ -1177,32 +1229,6 @@ static int ls_add(agc_ls_sink *s, const agc_session_info *in, size_t gate)
  * or an fd or mapping of one of its files and dirs, an agent process at its project that no
  * live registry entry accounts for. A process table that cannot be read leaves every
  * session live: none can be shown free. */
-static bool ls_exempt(const char *argv, size_t len, void *ud)
-{
-	size_t a;
-
-	(void)ud;
-	/* only files of agents with a shared service are exemptable (gate_push) */
-	for (a = 0; agc_adapter_table[a]; a++)
-		if (agc_adapter_table[a]->exempt && agc_adapter_table[a]->exempt(argv, len, NULL))
-			return true;
-	return false;
-}
-
-typedef struct ls_acct {
-	agc_ctx *ctx;
-	size_t agent;
-} ls_acct;
-
-static bool ls_accounted(pid_t pid, void *ud)
-{
-	ls_acct *a = ud;
-	const agc_adapter *ad = agc_adapter_table[a->agent];
-	const agc_rootset *rs = agc_ctx_roots(a->ctx, a->agent);
-
-	return ad->accounted_ls && rs && ad->accounted_ls(a->ctx, rs, pid);
-}
-
 /* A session is held when one of its descendants is: the gate of a purge covers them all. */
 static void ls_gate_up(ls_gate *G)
 {
@@ -1212,71 +1238,10 @@ static void ls_gate_up(ls_gate *G)
 		if (!G->ents.v[i].live)
 			continue;
 		/* bounded: a cycle of parents ends */
-		for (up = G->ents.v[i].parent, k = 0; up < G->ents.n && k < G->ents.n; up = G->ents.v[up].parent, k++)
+		for (up = G->ents.v[i].parent, k = 0; up < G->ents.n && k < G->ents.n;
+		     up = G->ents.v[up].parent, k++)
 			G->ents.v[up].live = true;
 	}
-}
-
-static void ls_gate_scan(agc_ctx *ctx, ls_collect *c)
-{
-	ls_gate *G = &c->gate;
-	const char *const **env = NULL;
-	agc_gate_query q;
-	agc_holders h = {0};
-	ls_acct acct = {ctx, 0};
-	size_t i, a, n_cwd = 0;
-	bool has_agent = false;
-
-	if (!G->ents.n)
-		return;
-	/* the agent whose own processes the project rule is for (Claude's: the only one with
-	 * agent_proc); the others add no project dirs */
-	for (a = 0; agc_adapter_table[a]; a++)
-		if (agc_adapter_table[a]->agent_proc) {
-			acct.agent = a;
-			has_agent = true;
-			break;
-		}
-	for (i = 0; has_agent && i < G->cwds.n; i++)
-		if (G->ents.v[G->cwds.v[i].session].agent == acct.agent)
-			G->cwds.v[n_cwd++] = G->cwds.v[i];
-	env = G->ids.n ? calloc(G->ids.n, sizeof(*env)) : NULL;
-	if (G->ids.n && !env)
-		goto unreadable;
-	for (i = 0; i < G->ids.n; i++)
-		env[i] = (const char *const *)agc_adapter_table[G->ents.v[G->id_ent.v[i]].agent]->env_names;
-	memset(&q, 0, sizeof(q));
-	q.procroot = ctx->procroot;
-	q.ids = (const char *const *)G->ids.v;
-	q.n_ids = G->ids.n;
-	q.id_session = G->id_ent.v;
-	q.id_env_names = env;
-	q.files = G->files.v;
-	q.n_files = G->files.n;
-	q.with_maps = true;
-	q.every_session = true;
-	q.exempt = ls_exempt;
-	if (n_cwd) {
-		q.agent_cwd = G->cwds.v;
-		q.n_agent_cwd = n_cwd;
-		q.agent_proc = agc_adapter_table[acct.agent]->agent_proc;
-		q.accounted = ls_accounted;
-		q.accounted_ud = &acct;
-	}
-	if (agc_holders_scan(&q, &h) < 0)
-		goto unreadable;
-	for (i = 0; i < h.n; i++)
-		if (h.v[i].session < G->ents.n)
-			G->ents.v[h.v[i].session].live = true;
-	agc_holders_release(&h);
-	free(env);
-	ls_gate_up(G);
-	return;
-unreadable:
-	agc_holders_release(&h);
-	free(env);
-	for (i = 0; i < G->ents.n; i++)
-		G->ents.v[i].live = true;
 }
 
 static void ls_warn(agc_ls_sink *s, const char *msg)
@@ -1430,7 +1395,6 @@ out:
 int agc_ls(agc_ctx *ctx, const agc_ls_opts *opts, int (*cb)(const agc_session_info *s, void *ud),
 	   void *ud)
 {
-	char failed[1024];
 	ls_collect c;
 	agc_ls_opts def;
 	size_t a, i, n;
@@ -1449,6 +1413,7 @@ int agc_ls(agc_ctx *ctx, const agc_ls_opts *opts, int (*cb)(const agc_session_in
 	c.sink.gate_live = gate_live;
 	c.sink.gate_parent = gate_parent;
 	c.opts = opts;
+	c.ctx = ctx;
 	c.now_ms = ctx->now_ms;
 	/* with children, every row is needed to place each child under its parent */
 	c.keep = opts->children ? 0 : opts->limit;
@@ -1465,14 +1430,9 @@ int agc_ls(agc_ctx *ctx, const agc_ls_opts *opts, int (*cb)(const agc_session_in
 		if (!rs || agc_adapter_table[a]->list(ctx, rs, opts, &c.sink) < 0)
 			rc = -1;
 	}
-	/* R5: live is the gate's answer, from one scan for every session. The scan skips
-	 * processes that went away or are not ours to read, and each skip sets the last error:
-	 * the message of a listing that failed is the one the caller must see (R2, R8). */
-	if (rc < 0)
-		snprintf(failed, sizeof(failed), "%s", agc_error_last());
-	ls_gate_scan(ctx, &c);
-	if (rc < 0)
-		agc_error_set(-1, "%s", failed);
+	/* R5: live is the gate's answer, from one snapshot for every session; a session is
+	 * held when one of its descendants is */
+	ls_gate_up(&c.gate);
 	for (i = 0; i < c.rows.n; i++)
 		if (c.rows.v[i].gate < c.gate.ents.n)
 			c.rows.v[i].info.live = c.gate.ents.v[c.rows.v[i].gate].live;

@@ -1257,6 +1257,241 @@ static void test_holders_empty_query(void **state)
 	assert_int_equal(agc_holders_scan(NULL, &h), -1);
 }
 
+
+/* ---- the snapshot of ls ---------------------------------------------------------------------- */
+
+static uint32_t rnd_state = 12345u;
+
+static uint32_t rnd(void)
+{
+	rnd_state = rnd_state * 1103515245u + 12345u;
+	return rnd_state >> 8;
+}
+
+static bool snap_exempt(const char *argv, size_t len, void *ud)
+{
+	(void)ud;
+	return len >= 4 && memcmp(argv, "svc", 4) == 0;
+}
+
+static bool accounted_mod7(pid_t pid, void *ud)
+{
+	(void)ud;
+	return pid % 7 == 0;
+}
+
+/* An id of the pool in a random letter case. */
+static void mixcase(char *out, const char *id)
+{
+	size_t i;
+
+	for (i = 0; id[i]; i++)
+		out[i] = (rnd() & 1) && id[i] >= 'a' && id[i] <= 'z' ? (char)(id[i] - 32) : id[i];
+	out[i] = '\0';
+}
+
+/* The snapshot answers for each session exactly what a scan of that session alone answers:
+ * ids inside longer arguments in any letter case, split across two arguments (no match),
+ * with bytes outside the id alphabet, as a named or an unnamed variable, fds, mappings and
+ * current dirs of plain and exempt processes, and agent processes at a project, accounted for
+ * or not; on enough processes that the scan runs on several threads. */
+static void test_snap_agrees_with_scan(void **state)
+{
+	enum { NP = 700, NID = 300, NF = 200, NPROJ = 40 };
+	static const char *const names[] = {"CLAUDE_CODE_SESSION_ID", NULL};
+	char ids[NID][64], text[4096], mixed[64];
+	agc_devino files[NF], proj[NPROJ];
+	agc_snap_opts o;
+	agc_snap *sn = NULL;
+	size_t i, n_held = 0, n_free = 0;
+
+	(void)state;
+	for (i = 0; i < NID; i++) {
+		char l[37], m[37];
+
+		if (i % 3 == 0) {
+			make_uuid(l, m);
+			snprintf(ids[i], sizeof(ids[i]), "%s", l);
+		} else if (i % 3 == 1) {
+			snprintf(ids[i], sizeof(ids[i]), "ses_%08x%03zu", rnd(), i);
+		} else {
+			snprintf(ids[i], sizeof(ids[i]), "odd.id+%03zu/x", i);
+		}
+	}
+	for (i = 0; i < NF; i++) {
+		char rel[32];
+
+		snprintf(rel, sizeof(rel), "f%03zu", i);
+		if (i % 4 == 0) {
+			assert_int_equal(mkdir(tpath("%s", rel), 0700), 0);
+		} else {
+			writes_t(rel, "{}\n");
+		}
+		files[i] = devino_t(rel);
+	}
+	for (i = 0; i < NPROJ; i++) {
+		char rel[32];
+
+		snprintf(rel, sizeof(rel), "proj%02zu", i);
+		assert_int_equal(mkdir(tpath("%s", rel), 0700), 0);
+		proj[i] = devino_t(rel);
+	}
+	for (i = 0; i < NP; i++) {
+		pid_t pid = (pid_t)(2000 + i);
+		size_t len = 0, f;
+		uint32_t kind = rnd() % 8;
+		const char *argv0 = kind == 0 ? "svc" : kind == 1 ? "claude" : "tool";
+		const char *id = ids[rnd() % NID];
+		size_t cut;
+
+		fake_proc(pid, "p");
+		assert_int_equal(mkdir(tpath("proc/%ld/fd", (long)pid), 0700), 0);
+		len = (size_t)snprintf(text, sizeof(text), "%s%c", argv0, '\0');
+		mixcase(mixed, id);
+		/* one way of naming or holding something per process */
+		switch (rnd() % 12) {
+		case 0:
+			len += (size_t)snprintf(text + len, sizeof(text) - len, "--resume=%s%c", mixed, '\0');
+			break;
+		case 1:
+			len += (size_t)snprintf(text + len, sizeof(text) - len, "x%s.jsonl%c", mixed, '\0');
+			break;
+		case 2: /* split over two arguments: no match */
+			cut = strlen(mixed) / 2;
+			len += (size_t)snprintf(text + len, sizeof(text) - len, "%.*s%c%s%c", (int)cut, mixed,
+						'\0', mixed + cut, '\0');
+			break;
+		case 3: /* one byte short: no match */
+			len += (size_t)snprintf(text + len, sizeof(text) - len, "%.*s%c", (int)strlen(mixed) - 1,
+						mixed, '\0');
+			break;
+		case 4: /* the agent's variable, or another one (no match) */
+			fake_file(pid, "environ", text,
+				  (size_t)snprintf(text, sizeof(text), "A=1%c%s=%s%c", '\0',
+						   rnd() % 2 ? "CLAUDE_CODE_SESSION_ID" : "OTHER_ID", mixed, '\0'));
+			len = (size_t)snprintf(text, sizeof(text), "%s%c", argv0, '\0');
+			break;
+		case 5:
+		case 6:
+			f = rnd() % NF;
+			assert_int_equal(symlink(tpath("f%03zu", f), tpath("proc/%ld/fd/3", (long)pid)), 0);
+			break;
+		case 7:
+			f = rnd() % NF;
+			fake_file(pid, "maps", text,
+				  (size_t)snprintf(text, sizeof(text), "7f000000-7f100000 r--p 00000000 %x:%x %lu /f\n",
+						   major(files[f].dev), minor(files[f].dev), (unsigned long)files[f].ino));
+			len = (size_t)snprintf(text, sizeof(text), "%s%c", argv0, '\0');
+			break;
+		case 8:
+			f = (rnd() % (NF / 4)) * 4;
+			assert_int_equal(symlink(tpath("f%03zu", f), tpath("proc/%ld/cwd", (long)pid)), 0);
+			break;
+		case 9: /* mostly the agent (accounted for when pid % 7 == 0), at a project */
+			assert_int_equal(symlink(tpath("proj%02u", rnd() % NPROJ), tpath("proc/%ld/cwd", (long)pid)), 0);
+			if (rnd() % 4)
+				len = (size_t)snprintf(text, sizeof(text), "claude%c", '\0');
+			break;
+		default:
+			len += (size_t)snprintf(text + len, sizeof(text) - len, "plain-arg-%u%c", rnd(), '\0');
+			break;
+		}
+		if (rnd() % 10)
+			fake_file(pid, "cmdline", text, len);
+	}
+
+	memset(&o, 0, sizeof(o));
+	o.procroot = fakeproc;
+	o.env_names = names;
+	o.exempt = snap_exempt;
+	o.agent_proc = agent_is_claude;
+	o.accounted = accounted_mod7;
+	assert_int_equal(agc_snap_take(&o, &sn), 0);
+	assert_non_null(sn);
+	for (i = 0; i < 600; i++) {
+		const char *id = ids[i % NID];
+		agc_gate_file gf = {0}, project = {0};
+		agc_holders h = {NULL, 0, 0};
+		agc_gate_query q;
+		bool want, got;
+		int r;
+
+		gf.id = files[rnd() % NF];
+		gf.label = "f";
+		gf.no_exempt = rnd() % 2;
+		project.id = proj[rnd() % NPROJ];
+		project.label = "proj";
+		memset(&q, 0, sizeof(q));
+		q.procroot = fakeproc;
+		q.with_maps = true;
+		q.exempt = snap_exempt;
+		q.agent_proc = agent_is_claude;
+		q.accounted = accounted_mod7;
+		q.env_names = (const char *const *)names;
+		q.n_env_names = 1;
+		/* each way on its own, then all three together */
+		switch (i % 4) {
+		case 0:
+			q.ids = &id;
+			q.n_ids = 1;
+			break;
+		case 1:
+			q.files = &gf;
+			q.n_files = 1;
+			break;
+		case 2:
+			q.agent_cwd = &project;
+			break;
+		default:
+			q.ids = &id;
+			q.n_ids = 1;
+			q.files = &gf;
+			q.n_files = 1;
+			q.agent_cwd = &project;
+			break;
+		}
+		assert_int_equal(agc_holders_scan(&q, &h), 0);
+		want = h.n > 0;
+		agc_holders_release(&h);
+		r = q.n_ids ? agc_snap_id(sn, id, names) : 0;
+		assert_true(r >= 0);
+		got = r > 0 || (q.n_files && agc_snap_file(sn, gf.id.dev, gf.id.ino, gf.no_exempt)) ||
+		      (q.agent_cwd && agc_snap_agent_cwd(sn, project.id.dev, project.id.ino));
+		if (want != got)
+			fail_msg("case %zu (%s): the scan says %s, the snapshot %s", i, id,
+				 want ? "held" : "free", got ? "held" : "free");
+		n_held += want;
+		n_free += !want;
+	}
+	/* both answers were exercised */
+	assert_true(n_held > 60);
+	assert_true(n_free > 60);
+	agc_snap_free(sn);
+}
+
+/* A process table that cannot be read gives no snapshot (the caller counts every session in
+ * use), and an empty id matches nothing. */
+static void test_snap_unreadable(void **state)
+{
+	agc_snap_opts o;
+	agc_snap *sn = (agc_snap *)1;
+
+	(void)state;
+	memset(&o, 0, sizeof(o));
+	o.procroot = tpath("no-such-proc");
+	assert_int_equal(agc_snap_take(&o, &sn), -1);
+	assert_null(sn);
+	o.procroot = fakeproc;
+	fake_proc(300, "p");
+	fake_file(300, "cmdline", "tool\0", 5);
+	assert_int_equal(agc_snap_take(&o, &sn), 0);
+	assert_int_equal(agc_snap_id(sn, "", NULL), 0);
+	assert_int_equal(agc_snap_id(sn, "tool", NULL), 1);
+	assert_int_equal(agc_snap_id(sn, "TOOL", NULL), 1);
+	assert_int_equal(agc_snap_id(sn, "tools", NULL), 0);
+	agc_snap_free(sn);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1280,6 +1515,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_holders_unstatable_fd, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_holders_command_bounded, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_holders_empty_query, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_snap_agrees_with_scan, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_snap_unreadable, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
