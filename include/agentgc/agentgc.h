@@ -86,8 +86,8 @@ typedef struct agc_session_info {
 	int live;             /* ls: the in-use gate's answer (R5) */
 	uint64_t disk;        /* st_blocks x 512 of its files and dirs */
 	const char *prompt;   /* the first prompt a person typed (the title too, unless the user
-				 named the session); NULL when unknown (OpenCode reads it only
-				 for ls --grep) */
+				 named the session); NULL when unknown. agc_ls gives it only
+				 with opts->grep, which is what it is read for */
 } agc_session_info;
 
 typedef enum agc_sort {

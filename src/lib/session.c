@@ -622,12 +622,13 @@ void agc_plan_size(const agc_plan *p, agc_size *out)
 		out->bytes += p->lines.v[i].bytes;
 }
 
-char *agc_title_cut(const char *s)
+/* The bytes of s a title keeps (AGC_TITLE_MAX characters, or one fewer and an ellipsis), and
+ * whether the ellipsis goes after them. */
+static size_t title_len(const char *s, bool *ellipsis)
 {
 	size_t i, chars = 0, cut = 0;
 
-	if (!s || !*s)
-		return NULL;
+	*ellipsis = false;
 	/* Count characters by their lead bytes: a continuation byte (10xxxxxx) starts none, so
 	 * a cut at a lead byte never splits a UTF-8 sequence. */
 	for (i = 0; s[i]; i++) {
@@ -636,18 +637,44 @@ char *agc_title_cut(const char *s)
 		if (chars == AGC_TITLE_MAX - 1)
 			cut = i;
 		if (++chars > AGC_TITLE_MAX) {
-			char *t = malloc(cut + 4);
-
-			if (!t) {
-				agc_error_oom();
-				return NULL;
-			}
-			memcpy(t, s, cut);
-			memcpy(t + cut, "\xe2\x80\xa6", 4); /* U+2026 and the NUL */
-			return t;
+			*ellipsis = true;
+			return cut;
 		}
 	}
-	return agc_strdup(s);
+	return i;
+}
+
+#define TITLE_ELLIPSIS "\xe2\x80\xa6" /* U+2026 */
+
+/* Copy the title of s to out (room for title_len + 4), NUL-terminated; returns the bytes. */
+static size_t title_copy(char *out, const char *s)
+{
+	bool ell;
+	size_t n = title_len(s, &ell);
+
+	memcpy(out, s, n);
+	if (ell) {
+		memcpy(out + n, TITLE_ELLIPSIS, 3);
+		n += 3;
+	}
+	out[n] = '\0';
+	return n + 1;
+}
+
+char *agc_title_cut(const char *s)
+{
+	bool ell;
+	char *t;
+
+	if (!s || !*s)
+		return NULL;
+	t = malloc(title_len(s, &ell) + 4);
+	if (!t) {
+		agc_error_oom();
+		return NULL;
+	}
+	title_copy(t, s);
+	return t;
 }
 
 /* ---- ls ---------------------------------------------------------------------------------- */
@@ -1134,12 +1161,48 @@ static int select_ok(ls_select *sel, const agc_ls_opts *o, const agc_session_inf
 
 static int cmp_rows(const void *a, const void *b, void *arg);
 
+/* The row's strings (id, parent, title, prompt) live in one block that starts at its id. */
 static void row_release(ls_row *r)
 {
 	free((char *)r->info.id);
-	free((char *)r->info.parent);
-	free((char *)r->info.title);
-	free((char *)r->info.prompt);
+}
+
+/* Copy in's strings into one block for r. The first prompt is kept only for --grep (it is
+ * matched before the row is kept, and nothing shows it): a listing keeps what it shows. */
+static int row_strings(ls_row *r, const agc_session_info *in, bool prompt)
+{
+	size_t id = strlen(in->id) + 1, par = in->parent ? strlen(in->parent) + 1 : 0, ti = 0, pr = 0;
+	bool ell;
+	char *b, *o;
+
+	/* one rule for every agent's titles (SPEC "Output", Titles) */
+	if (in->title && *in->title)
+		ti = title_len(in->title, &ell) + 4;
+	if (prompt && in->prompt)
+		pr = strlen(in->prompt) + 1;
+	if (!(b = malloc(id + par + ti + pr)))
+		return agc_error_oom();
+	o = b;
+	memcpy(o, in->id, id);
+	r->info.id = o;
+	o += id;
+	r->info.parent = NULL;
+	if (par) {
+		memcpy(o, in->parent, par);
+		r->info.parent = o;
+		o += par;
+	}
+	r->info.title = NULL;
+	if (ti) {
+		r->info.title = o;
+		o += title_copy(o, in->title);
+	}
+	r->info.prompt = NULL;
+	if (pr) {
+		memcpy(o, in->prompt, pr);
+		r->info.prompt = o;
+	}
+	return 0;
 }
 
 /* The heap of kept rows (c->keep): each row comes after its children in the listing's order, so
@@ -1207,13 +1270,18 @@ static int ls_add(agc_ls_sink *s, const agc_session_info *in, size_t gate)
 	}
 	r->info = *in;
 	r->gate = gate;
-	r->info.id = agc_strdup(in->id);
-	r->info.parent = in->parent ? agc_strdup(in->parent) : NULL;
+	if (row_strings(r, in, o->grep != NULL) < 0) {
+		/* no row without its strings: the slot goes (the heap's root takes the last row) */
+		if (c->keep && r == &c->rows.v[0] && c->rows.n > 1) {
+			c->rows.v[0] = c->rows.v[--c->rows.n];
+			heap_down(c, 0);
+		} else if (r == &c->rows.v[c->rows.n - 1]) {
+			c->rows.n--;
+		}
+		return -1;
+	}
 	r->info.project = agc_strpool_add(&c->projects, in->project);
-	/* one rule for every agent's titles (SPEC "Output", Titles) */
-	r->info.title = agc_title_cut(in->title);
-	r->info.prompt = in->prompt ? agc_strdup(in->prompt) : NULL;
-	if (!r->info.id || (in->project && !r->info.project))
+	if (in->project && !r->info.project)
 		return -1;
 	if (c->keep) {
 		if (r == &c->rows.v[0])
@@ -1224,11 +1292,6 @@ static int ls_add(agc_ls_sink *s, const agc_session_info *in, size_t gate)
 	return 0;
 }
 
-/* R5: the one scan of the process table of an ls run, for every listed session at once, as
- * the in-use gate scans for one: argv and environment naming an id of the session, a cwd in
- * or an fd or mapping of one of its files and dirs, an agent process at its project that no
- * live registry entry accounts for. A process table that cannot be read leaves every
- * session live: none can be shown free. */
 /* A session is held when one of its descendants is: the gate of a purge covers them all. */
 static void ls_gate_up(ls_gate *G)
 {
