@@ -23,7 +23,6 @@
 #define HOLDERS_PIDS_MAX ((size_t)1 << 22)    /* processes listed in one scan */
 #define HOLDERS_SPLIT_MIN 256                 /* below this, one thread does the scan */
 #define HOLDERS_THREADS_MAX 8                 /* threads of one scan */
-#define AGC_SNAP_ID_SMALL 128                 /* ids folded on the stack up to this length */
 
 const char *agc_why_name(agc_why why)
 {
@@ -259,6 +258,7 @@ typedef struct scan {
 	size_t n_skip;
 	size_t *id_len;
 	id_key *idx;       /* many ids: sorted by (length, folded text); NULL otherwise */
+	char *folded;      /* the text of idx's entries */
 	size_t *lens;      /* the distinct lengths of idx */
 	size_t n_lens;
 	char *window;      /* room for the longest id, folded */
@@ -633,10 +633,7 @@ static int each_cb(pid_t pid, void *ud)
 
 static void scan_release(scan *sc)
 {
-	size_t i;
-
-	for (i = 0; sc->idx && i < sc->q->n_ids; i++)
-		free(sc->idx[i].folded);
+	free(sc->folded);
 	free(sc->idx);
 	free(sc->lens);
 	free(sc->window);
@@ -841,16 +838,22 @@ static int build_index(scan *sc)
 	const agc_gate_query *q = sc->q;
 	size_t i, k, n = 0, longest = 0;
 
+	size_t total = 0;
+	char *o;
+
+	for (i = 0; i < q->n_ids; i++)
+		total += sc->id_len[i];
 	sc->idx = calloc(q->n_ids, sizeof(*sc->idx));
 	sc->lens = calloc(q->n_ids, sizeof(*sc->lens));
-	if (!sc->idx || !sc->lens)
+	/* the folded copies in one block (a listing asks for 100,000 ids and more) */
+	sc->folded = malloc(total ? total : 1);
+	if (!sc->idx || !sc->lens || !sc->folded)
 		return agc_error_oom();
-	for (i = 0; i < q->n_ids; i++) {
+	for (i = 0, o = sc->folded; i < q->n_ids; i++) {
 		if (!sc->id_len[i])
 			continue;
-		sc->idx[n].folded = malloc(sc->id_len[i]);
-		if (!sc->idx[n].folded)
-			return agc_error_oom();
+		sc->idx[n].folded = o;
+		o += sc->id_len[i];
 		for (k = 0; k < sc->id_len[i]; k++)
 			sc->idx[n].folded[k] = (char)fold((unsigned char)q->ids[i][k]);
 		sc->idx[n].len = sc->id_len[i];
@@ -948,40 +951,25 @@ done:
 #define SNAP_FD 1u      /* an fd or mapping of a process that is no exempt service */
 #define SNAP_EXEMPT 2u  /* an fd or mapping of an exempt service */
 #define SNAP_CWD 4u     /* the current dir of a process that is neither agentgc nor an ancestor */
-#define SNAP_FILES_MAX ((size_t)1 << 24)
-#define SNAP_TEXT_MAX ((size_t)64 << 20)   /* argv and variable values kept, all processes */
-#define SNAP_STRS_MAX ((size_t)1 << 24)
+#define SNAP_FILES_MAX ((size_t)1 << 26)
 
 typedef struct snap_file {
 	agc_devino id;
 	unsigned how;
 } snap_file;
 
-/* A string of the text: an argument (name_len 0), or a variable's value and its name. */
-typedef struct snap_str {
-	size_t off, len;
-	size_t name_off, name_len;
-} snap_str;
-
-/* One window of an argument, for the index of one id length. */
-typedef struct snap_win {
-	uint64_t h;
-	size_t off;
-} snap_win;
-
-typedef struct snap_len {
-	size_t len;
-	snap_win *v;
-	size_t n;
-} snap_len;
+/* An agent process (agent_proc) and its current dir; whether a registry accounts for it is
+ * asked only when a session's project is that dir. */
+typedef struct snap_agent {
+	agc_devino cwd;
+	pid_t pid;
+} snap_agent;
 
 struct agc_snap {
-	struct { snap_file *v; size_t n, cap; } files;     /* sorted by (dev, ino), one each */
-	struct { agc_devino *v; size_t n, cap; } agent_cwd; /* sorted */
-	struct { char *v; size_t n, cap; } text;          /* arguments folded, names, values folded */
-	struct { snap_str *v; size_t n, cap; } args;
-	struct { snap_str *v; size_t n, cap; } env;       /* sorted by (value length, value) */
-	struct { snap_len *v; size_t n, cap; } lens;      /* a window index per id length asked */
+	struct { snap_file *v; size_t n, cap; } files;  /* sorted by (dev, ino), one each */
+	struct { snap_agent *v; size_t n, cap; } agents; /* sorted by cwd */
+	bool (*accounted)(pid_t pid, void *ud);
+	void *accounted_ud;
 };
 
 typedef struct snap_take {
@@ -1002,100 +990,55 @@ static int snap_file_cb(const agc_devino *f, void *ud)
 	return 0;
 }
 
-/* Room for n more bytes of text; the offset they go at, or (size_t)-1 (error set). */
-static size_t snap_text(agc_snap *s, const char *p, size_t n, bool folded)
+static int snap_file_cmp(const void *pa, const void *pb)
 {
-	size_t off = s->text.n, i;
+	const snap_file *a = pa, *b = pb;
 
-	if (n > SNAP_TEXT_MAX - s->text.n) {
-		agc_error_set(-1, "the process table holds more than %zu MiB of arguments",
-			      SNAP_TEXT_MAX >> 20);
-		return (size_t)-1;
-	}
-	if (agc_array_grow((void **)&s->text.v, &s->text.cap, s->text.n + n, 1, SNAP_TEXT_MAX) < 0)
-		return (size_t)-1;
-	for (i = 0; i < n; i++)
-		s->text.v[off + i] = folded ? (char)fold((unsigned char)p[i]) : p[i];
-	s->text.n += n;
-	return off;
+	if (a->id.dev != b->id.dev)
+		return a->id.dev < b->id.dev ? -1 : 1;
+	if (a->id.ino != b->id.ino)
+		return a->id.ino < b->id.ino ? -1 : 1;
+	return 0;
 }
 
-/* Is the variable name[0..len) one of the snapshot's? */
-static bool snap_env_name(const agc_snap_opts *o, const char *name, size_t len)
+/* Sort files[0..n) and merge the entries of one file; returns how many are left. */
+static size_t snap_files_merge(snap_file *v, size_t n)
 {
-	size_t i;
+	size_t i, k = 0;
 
-	for (i = 0; o->env_names && o->env_names[i]; i++)
-		if (strlen(o->env_names[i]) == len && memcmp(o->env_names[i], name, len) == 0)
-			return true;
-	return false;
+	if (n > 1)
+		qsort(v, n, sizeof(*v), snap_file_cmp);
+	for (i = 0; i < n; i++) {
+		if (k && snap_file_cmp(&v[k - 1], &v[i]) == 0)
+			v[k - 1].how |= v[i].how;
+		else
+			v[k++] = v[i];
+	}
+	return k;
 }
 
 /* Keep what the current process holds, under the snapshot's lock. */
-static int snap_keep(scan *sc, bool args, bool env, const agc_devino *cwd, bool agent)
+static int snap_keep(scan *sc, const agc_devino *cwd, bool agent)
 {
-	snap_take *t = sc->snap;
-	agc_snap *s = t->s;
-	size_t i;
+	agc_snap *s = sc->snap->s;
+	size_t i, n = snap_files_merge(sc->lfiles.v, sc->lfiles.n);
 
-	for (i = 0; i < sc->lfiles.n; i++) {
-		snap_file *e = AGC_ARRAY_PUSH(&s->files, SNAP_FILES_MAX);
-
-		if (!e)
-			return -1;
-		*e = sc->lfiles.v[i];
-	}
+	if (agc_array_grow((void **)&s->files.v, &s->files.cap, s->files.n + n + 1, sizeof(*s->files.v),
+			   SNAP_FILES_MAX) < 0)
+		return -1;
+	for (i = 0; i < n; i++)
+		s->files.v[s->files.n++] = sc->lfiles.v[i];
 	if (cwd) {
-		snap_file *e = AGC_ARRAY_PUSH(&s->files, SNAP_FILES_MAX);
-
-		if (!e)
-			return -1;
-		e->id = *cwd;
-		e->how = SNAP_CWD;
+		s->files.v[s->files.n].id = *cwd;
+		s->files.v[s->files.n++].how = SNAP_CWD;
 	}
 	if (agent) {
-		agc_devino *d = AGC_ARRAY_PUSH(&s->agent_cwd, SNAP_FILES_MAX);
+		snap_agent *a = AGC_ARRAY_PUSH(&s->agents, SNAP_FILES_MAX);
 
-		if (!d)
+		if (!a)
 			return -1;
-		*d = *cwd;
-	}
-	if (args) {
-		const char *a = sc->argv.ptr, *end = a + sc->argv.len, *nul;
-
-		for (; a < end; a = nul + 1) {
-			snap_str *e;
-
-			nul = memchr(a, '\0', (size_t)(end - a));
-			if (!nul)
-				nul = end;
-			if (nul == a)
-				continue;
-			if (!(e = AGC_ARRAY_PUSH(&s->args, SNAP_STRS_MAX)) ||
-			    (e->off = snap_text(s, a, (size_t)(nul - a), true)) == (size_t)-1)
-				return -1;
-			e->len = (size_t)(nul - a);
-		}
-	}
-	if (env) {
-		const char *v = agc_buf_cstr(&sc->env), *end = v + sc->env.len, *nul, *eq;
-
-		for (; v < end; v = nul + 1) {
-			snap_str *e;
-
-			nul = memchr(v, '\0', (size_t)(end - v));
-			if (!nul)
-				nul = end;
-			eq = memchr(v, '=', (size_t)(nul - v));
-			if (!eq || eq + 1 == nul || !snap_env_name(t->o, v, (size_t)(eq - v)))
-				continue;
-			if (!(e = AGC_ARRAY_PUSH(&s->env, SNAP_STRS_MAX)) ||
-			    (e->name_off = snap_text(s, v, (size_t)(eq - v), false)) == (size_t)-1 ||
-			    (e->off = snap_text(s, eq + 1, (size_t)(nul - eq - 1), true)) == (size_t)-1)
-				return -1;
-			e->name_len = (size_t)(eq - v);
-			e->len = (size_t)(nul - eq - 1);
-		}
+		a->cwd = *cwd;
+		a->pid = sc->cur->pid;
 	}
 	return 0;
 }
@@ -1107,30 +1050,19 @@ static int snap_one(scan *sc, bool ancestor)
 	const agc_snap_opts *o = sc->snap->o;
 	pid_t pid = sc->cur->pid;
 	agc_devino cwd;
-	bool args = false, env = false, have_cwd = false, agent = false;
+	bool have_cwd = false, agent = false;
 	int rc;
 
 	sc->lfiles.n = 0;
-	/* agentgc and its ancestors never count for ids, variables and current dirs */
+	/* agentgc and its ancestors never count for current dirs */
 	if (!ancestor) {
-		rc = load_argv(sc);
-		if (rc < 0 && !skippable(rc))
-			return -1;
-		args = rc == 0;
-		if (o->env_names && o->env_names[0]) {
-			rc = agc_proc_environ_at(sc->pfd, pid, HOLDERS_ENV_MAX, &sc->env);
-			if (rc < 0 && !skippable(rc))
-				return -1;
-			env = rc == 0;
-		}
 		rc = agc_proc_cwd_id_at(sc->pfd, pid, &cwd);
 		if (rc < 0 && !skippable(rc))
 			return -1;
 		have_cwd = rc == 0;
 		/* an argv we cannot read does not show the agent (check_cwd) */
-		agent = have_cwd && args && o->agent_proc &&
-			o->agent_proc(agc_buf_cstr(&sc->argv), sc->argv.len) &&
-			!(o->accounted && o->accounted(pid, o->accounted_ud));
+		agent = have_cwd && o->agent_proc && load_argv(sc) == 0 &&
+			o->agent_proc(agc_buf_cstr(&sc->argv), sc->argv.len);
 	}
 	/* agentgc's own fds are the ones it reads the sessions through */
 	if (pid != sc->self) {
@@ -1150,57 +1082,28 @@ static int snap_one(scan *sc, bool ancestor)
 		}
 	}
 	pthread_mutex_lock(&sc->snap->mu);
-	rc = snap_keep(sc, args, env, have_cwd ? &cwd : NULL, agent);
+	rc = snap_keep(sc, have_cwd ? &cwd : NULL, agent);
 	pthread_mutex_unlock(&sc->snap->mu);
 	return rc;
 }
 
-static int snap_file_cmp(const void *pa, const void *pb)
+static int snap_agent_cmp(const void *pa, const void *pb)
 {
-	const snap_file *a = pa, *b = pb;
+	const snap_agent *a = pa, *b = pb;
 
-	if (a->id.dev != b->id.dev)
-		return a->id.dev < b->id.dev ? -1 : 1;
-	if (a->id.ino != b->id.ino)
-		return a->id.ino < b->id.ino ? -1 : 1;
-	return 0;
-}
-
-static int devino_cmp(const void *pa, const void *pb)
-{
-	const agc_devino *a = pa, *b = pb;
-
-	if (a->dev != b->dev)
-		return a->dev < b->dev ? -1 : 1;
-	if (a->ino != b->ino)
-		return a->ino < b->ino ? -1 : 1;
-	return 0;
-}
-
-static int snap_env_cmp(const void *pa, const void *pb, void *ud)
-{
-	const snap_str *a = pa, *b = pb;
-	const char *text = ud;
-
-	if (a->len != b->len)
-		return a->len < b->len ? -1 : 1;
-	return memcmp(text + a->off, text + b->off, a->len);
+	if (a->cwd.dev != b->cwd.dev)
+		return a->cwd.dev < b->cwd.dev ? -1 : 1;
+	if (a->cwd.ino != b->cwd.ino)
+		return a->cwd.ino < b->cwd.ino ? -1 : 1;
+	return a->pid < b->pid ? -1 : a->pid > b->pid;
 }
 
 void agc_snap_free(agc_snap *s)
 {
-	size_t i;
-
 	if (!s)
 		return;
-	for (i = 0; i < s->lens.n; i++)
-		free(s->lens.v[i].v);
-	free(s->lens.v);
 	free(s->files.v);
-	free(s->agent_cwd.v);
-	free(s->text.v);
-	free(s->args.v);
-	free(s->env.v);
+	free(s->agents.v);
 	free(s);
 }
 
@@ -1210,7 +1113,6 @@ int agc_snap_take(const agc_snap_opts *o, agc_snap **out)
 	scan sc;
 	agc_gate_query none;  /* the scan's machinery reads its query: one that asks nothing */
 	pid_list pids = {0};
-	size_t i, n;
 	int rc = -1;
 
 	*out = NULL;
@@ -1218,6 +1120,8 @@ int agc_snap_take(const agc_snap_opts *o, agc_snap **out)
 	t.o = o;
 	if (!(t.s = calloc(1, sizeof(*t.s))))
 		return agc_error_oom();
+	t.s->accounted = o->accounted;
+	t.s->accounted_ud = o->accounted_ud;
 	pthread_mutex_init(&t.mu, NULL);
 	memset(&sc, 0, sizeof(sc));
 	memset(&none, 0, sizeof(none));
@@ -1233,19 +1137,9 @@ int agc_snap_take(const agc_snap_opts *o, agc_snap **out)
 	if (scan_pids(&sc, pids.v, pids.n) < 0)
 		goto done;
 	/* one entry per file, its ways of being held merged */
-	if (t.s->files.n)
-		qsort(t.s->files.v, t.s->files.n, sizeof(*t.s->files.v), snap_file_cmp);
-	for (i = 0, n = 0; i < t.s->files.n; i++) {
-		if (n && snap_file_cmp(&t.s->files.v[n - 1], &t.s->files.v[i]) == 0)
-			t.s->files.v[n - 1].how |= t.s->files.v[i].how;
-		else
-			t.s->files.v[n++] = t.s->files.v[i];
-	}
-	t.s->files.n = n;
-	if (t.s->agent_cwd.n)
-		qsort(t.s->agent_cwd.v, t.s->agent_cwd.n, sizeof(*t.s->agent_cwd.v), devino_cmp);
-	if (t.s->env.n)
-		qsort_r(t.s->env.v, t.s->env.n, sizeof(*t.s->env.v), snap_env_cmp, t.s->text.v);
+	t.s->files.n = snap_files_merge(t.s->files.v, t.s->files.n);
+	if (t.s->agents.n > 1)
+		qsort(t.s->agents.v, t.s->agents.n, sizeof(*t.s->agents.v), snap_agent_cmp);
 	rc = 0;
 done:
 	free(pids.v);
@@ -1273,160 +1167,22 @@ bool agc_snap_file(const agc_snap *s, dev_t dev, ino_t ino, bool no_exempt)
 
 bool agc_snap_agent_cwd(const agc_snap *s, dev_t dev, ino_t ino)
 {
-	agc_devino key = {dev, ino};
+	size_t lo = 0, hi, i;
 
-	return s && s->agent_cwd.n &&
-	       bsearch(&key, s->agent_cwd.v, s->agent_cwd.n, sizeof(*s->agent_cwd.v), devino_cmp);
-}
-
-/* The bytes of the windows an id may match: the characters of every agent's id grammar. A
- * window with any other byte is left out of the index; an id with one is matched by a plain
- * pass over the arguments instead. */
-static bool snap_id_byte(unsigned char c)
-{
-	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || c == '-' || c == '_';
-}
-
-#define SNAP_HASH_MUL 0x100000001b3ull
-
-static int snap_win_cmp(const void *pa, const void *pb)
-{
-	const snap_win *a = pa, *b = pb;
-
-	return a->h < b->h ? -1 : a->h > b->h;
-}
-
-/* The window index of id length len: the hash of every window of len id bytes of every
- * argument (folded text), sorted. Returns it, or NULL (error set). */
-static const snap_len *snap_len_index(agc_snap *s, size_t len)
-{
-	struct { snap_win *v; size_t n, cap; } w = {0};
-	snap_len *L;
-	uint64_t top = 1;
-	size_t i, k;
-
-	for (i = 0; i < s->lens.n; i++)
-		if (s->lens.v[i].len == len)
-			return &s->lens.v[i];
-	for (k = 1; k < len; k++)
-		top *= SNAP_HASH_MUL;
-	for (i = 0; i < s->args.n; i++) {
-		const unsigned char *a = (const unsigned char *)s->text.v + s->args.v[i].off;
-		size_t alen = s->args.v[i].len, run = 0, pos;
-		uint64_t h = 0;
-
-		/* a rolling hash over each run of id bytes */
-		for (pos = 0; pos < alen; pos++) {
-			if (!snap_id_byte(a[pos])) {
-				run = 0;
-				h = 0;
-				continue;
-			}
-			if (run == len) {
-				h -= top * a[pos - len];
-				run--;
-			}
-			h = h * SNAP_HASH_MUL + a[pos];
-			if (++run == len) {
-				snap_win *e = AGC_ARRAY_PUSH(&w, SNAP_TEXT_MAX);
-
-				if (!e) {
-					free(w.v);
-					return NULL;
-				}
-				e->h = h;
-				e->off = s->args.v[i].off + pos + 1 - len;
-			}
-		}
-	}
-	if (w.n)
-		qsort(w.v, w.n, sizeof(*w.v), snap_win_cmp);
-	L = AGC_ARRAY_PUSH(&s->lens, 64);
-	if (!L) {
-		free(w.v);
-		return NULL;
-	}
-	L->len = len;
-	L->v = w.v;
-	L->n = w.n;
-	return L;
-}
-
-static int snap_id_args(agc_snap *s, const char *f, size_t len)
-{
-	const snap_len *L;
-	snap_win key;
-	size_t i, lo, hi;
-	bool plain = false;
-
-	for (i = 0; i < len; i++)
-		if (!snap_id_byte((unsigned char)f[i]))
-			plain = true;
-	if (plain) {
-		for (i = 0; i < s->args.n; i++)
-			if (ci_contains(s->text.v + s->args.v[i].off, s->args.v[i].len, f, len))
-				return 1;
-		return 0;
-	}
-	if (!(L = snap_len_index(s, len)))
-		return -1;
-	for (key.h = 0, i = 0; i < len; i++)
-		key.h = key.h * SNAP_HASH_MUL + (unsigned char)f[i];
-	for (lo = 0, hi = L->n; lo < hi;) {
+	if (!s)
+		return false;
+	for (hi = s->agents.n; lo < hi;) {
 		size_t mid = lo + (hi - lo) / 2;
+		const agc_devino *c = &s->agents.v[mid].cwd;
 
-		if (L->v[mid].h < key.h)
+		if (c->dev < dev || (c->dev == dev && c->ino < ino))
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	/* equal hashes are compared byte by byte: a collision never makes a match */
-	for (; lo < L->n && L->v[lo].h == key.h; lo++)
-		if (memcmp(s->text.v + L->v[lo].off, f, len) == 0)
-			return 1;
-	return 0;
-}
-
-static int snap_id_env(const agc_snap *s, const char *f, size_t len, const char *const *names)
-{
-	size_t lo = 0, hi = s->env.n, i;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		const snap_str *e = &s->env.v[mid];
-		int c = e->len != len ? (e->len < len ? -1 : 1) : memcmp(s->text.v + e->off, f, len);
-
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (; lo < s->env.n && s->env.v[lo].len == len && memcmp(s->text.v + s->env.v[lo].off, f, len) == 0; lo++)
-		for (i = 0; names[i]; i++)
-			if (strlen(names[i]) == s->env.v[lo].name_len &&
-			    memcmp(names[i], s->text.v + s->env.v[lo].name_off, s->env.v[lo].name_len) == 0)
-				return 1;
-	return 0;
-}
-
-int agc_snap_id(agc_snap *s, const char *id, const char *const *names)
-{
-	char small[AGC_SNAP_ID_SMALL], *f;
-	size_t len = id ? strlen(id) : 0, i;
-	int rc;
-
-	/* an empty id would match every process; ids are never empty, so it matches none */
-	if (!s || !len)
-		return 0;
-	f = len <= sizeof(small) ? small : malloc(len);
-	if (!f)
-		return agc_error_oom();
-	for (i = 0; i < len; i++)
-		f[i] = (char)fold((unsigned char)id[i]);
-	rc = snap_id_args(s, f, len);
-	if (rc == 0 && names && s->env.n)
-		rc = snap_id_env(s, f, len, names);
-	if (f != small)
-		free(f);
-	return rc;
+	/* asked once a project matches, as check_cwd asks: is any of them unaccounted for? */
+	for (i = lo; i < s->agents.n && s->agents.v[i].cwd.dev == dev && s->agents.v[i].cwd.ino == ino; i++)
+		if (!(s->accounted && s->accounted(s->agents.v[i].pid, s->accounted_ud)))
+			return true;
+	return false;
 }

@@ -107,40 +107,36 @@ typedef struct agc_gate_query {
  * session as in use. */
 int agc_holders_scan(const agc_gate_query *q, agc_holders *out);
 
-/* A snapshot of the process table for matching very many sessions (ls, R5 "live in ls"): one
- * scan keeps what every process holds (the (dev, ino) of its fds, mappings and current dir,
- * its argv, the values of the named variables of its environment), and each session is then
- * matched as the walk meets its files, with the same rules as agc_holders_scan: agentgc and
- * its ancestors never count for ids, variables and current dirs, agentgc itself never for
- * files, a process that vanishes or may not be read is skipped. Its size grows with the
- * processes, not with the sessions. */
+/* A snapshot of the process table for matching very many sessions' files (ls, R5 "live in
+ * ls"): one scan keeps the (dev, ino) of every process's fds, mappings and current dir, and
+ * the current dirs of the agent's own processes, and each session's files are then matched as
+ * the walk meets them, with the rules of agc_holders_scan: agentgc and its ancestors never
+ * count for current dirs, agentgc itself never for files, a process that vanishes or may not
+ * be read is skipped. It grows with the processes, not with the sessions. (Ids are matched
+ * after the walk by agc_holders_scan, whose index needs no copy of any argv.) */
 typedef struct agc_snap agc_snap;
 
 typedef struct agc_snap_opts {
 	const char *procroot;              /* "/proc" normally */
-	/* every variable that may name a session of some agent, NULL-terminated (may be NULL) */
-	const char *const *env_names;
 	/* a shared service: its fds and mappings hold only files whose no_exempt is set */
 	bool (*exempt)(const char *argv, size_t argv_len, void *ud);
 	void *exempt_ud;
-	/* the agent's own processes without a live registry entry, for agc_snap_agent_cwd */
+	/* the agent's own processes, for agc_snap_agent_cwd; accounted (may be NULL) is asked
+	 * only there, on the caller's thread */
 	bool (*agent_proc)(const char *argv, size_t argv_len);
-	bool (*accounted)(pid_t pid, void *ud);  /* may be called from several threads */
+	bool (*accounted)(pid_t pid, void *ud);
 	void *accounted_ud;
 } agc_snap_opts;
 
 /* Take the snapshot. Returns 0, or -1 (error set) when the process table cannot be read at
- * all, or holds more than a snapshot may keep: the caller then treats every session as in use. */
+ * all: the caller then treats every session as in use. */
 int agc_snap_take(const agc_snap_opts *o, agc_snap **out);
 void agc_snap_free(agc_snap *s);
 /* Whether a process has the file (dev, ino) open or mapped, or as its current dir; an
  * exempt process's fds and mappings count only when no_exempt. */
 bool agc_snap_file(const agc_snap *s, dev_t dev, ino_t ino, bool no_exempt);
-/* Whether the id occurs in a process's argv (ASCII case-insensitive), or is the value of one
- * of names (NULL-terminated; the id's agent's variables) in its environment. Not const: the
- * index of each id length is made on its first use. Returns -1 (error set) out of memory. */
-int agc_snap_id(agc_snap *s, const char *id, const char *const *names);
-/* Whether an agent process (agent_proc, not accounted) runs with (dev, ino) as current dir. */
+/* Whether an agent process (agent_proc) that accounted does not account for runs with
+ * (dev, ino) as its current dir. */
 bool agc_snap_agent_cwd(const agc_snap *s, dev_t dev, ino_t ino);
 
 #endif

@@ -684,10 +684,11 @@ typedef struct ls_row {
 	size_t gate;             /* its gate entry, or AGC_LS_NO_GATE */
 } ls_row;
 
-/* R5, SPEC "live in ls": one snapshot of the process table, taken when the first session is
- * met, and each session matched against it as the walk gives its ids and files, so that what
- * is kept grows with the processes, not with the home. An entry per session for what the
- * snapshot cannot tell on its own: its parent, and whether it is held. */
+/* R5, SPEC "live in ls": one snapshot of the process table's files, taken when the first
+ * session is met, each session's files matched against it as the walk gives them (a home has
+ * millions of files, the processes thousands); the sessions' ids are matched after the walk
+ * by one scan of argv and environment. An entry per session: its parent, and whether it is
+ * held. */
 typedef struct ls_gate_ent {
 	uint32_t parent;  /* the entry of its parent session, or LS_GATE_NONE */
 	uint8_t agent;
@@ -702,7 +703,11 @@ typedef struct ls_gate {
 	bool taken;        /* the snapshot was asked for (snap NULL then: it failed) */
 	size_t cwd_agent;  /* the agent whose processes the project rule is for */
 	bool has_cwd_agent;
-	const char **env_names;
+	/* the ids, matched against argv and environment after the walk by one scan (its index
+	 * copies no argv, so a host with huge command lines costs nothing more) */
+	struct { char *v; size_t n, cap; } idtext;  /* NUL-terminated, one after another */
+	struct { size_t *v; size_t n, cap; } idoff;
+	struct { uint32_t *v; size_t n, cap; } ident;
 } ls_gate;
 
 /* The selectors of --project, --project-gone and --grep (SPEC "Commands", ls), prepared once
@@ -765,30 +770,22 @@ static void gate_take(ls_collect *c)
 {
 	ls_gate *G = &c->gate;
 	agc_snap_opts o;
-	char before[1024];
-	size_t a, k, n = 0;
+	char before[2048];
+	size_t a;
 
 	G->taken = true;
 	/* The snapshot skips processes that went away or are not ours to read, and each skip
 	 * sets the last error: the message of a listing that failed is the one the caller must
 	 * see (R2, R8), so it is kept across the snapshot. */
 	snprintf(before, sizeof(before), "%s", agc_error_last());
-	for (a = 0; agc_adapter_table[a]; a++)
-		n += agc_adapter_table[a]->n_env_names;
-	G->env_names = calloc(n + 1, sizeof(*G->env_names));
-	if (!G->env_names)
-		return;
-	for (a = 0, n = 0; agc_adapter_table[a]; a++)
-		for (k = 0; k < agc_adapter_table[a]->n_env_names; k++)
-			G->env_names[n++] = agc_adapter_table[a]->env_names[k];
 	memset(&o, 0, sizeof(o));
 	o.procroot = c->ctx->procroot;
-	o.env_names = G->env_names;
 	o.exempt = ls_exempt;
 	/* the agent whose own processes the project rule is for (Claude's: the only one with
-	 * agent_proc); the others add no project dirs */
+	 * agent_proc), when it is listed; the others add no project dirs */
 	for (a = 0; agc_adapter_table[a]; a++)
-		if (agc_adapter_table[a]->agent_proc) {
+		if (agc_adapter_table[a]->agent_proc &&
+		    (!c->opts->agents || (c->opts->agents & (1u << a)))) {
 			G->cwd_agent = a;
 			G->has_cwd_agent = true;
 			c->acct.ctx = c->ctx;
@@ -839,14 +836,26 @@ static void gate_live(agc_ls_sink *s, size_t g)
 static void gate_id(agc_ls_sink *s, size_t g, const char *id)
 {
 	ls_collect *c = (ls_collect *)s;
-	ls_gate_ent *e;
+	ls_gate *G = &c->gate;
+	size_t len = strlen(id) + 1, *off;
+	uint32_t *ent;
 
-	if (g >= c->gate.ents.n)
+	if (g >= G->ents.n || G->ents.v[g].live)
 		return;
-	e = &c->gate.ents.v[g];
-	if (!e->live && agc_snap_id(c->gate.snap, id,
-				    (const char *const *)agc_adapter_table[e->agent]->env_names) != 0)
-		e->live = true;
+	if (agc_array_grow((void **)&G->idtext.v, &G->idtext.cap, G->idtext.n + len, 1, LS_GATE_MAX) < 0 ||
+	    !(off = AGC_ARRAY_PUSH(&G->idoff, LS_GATE_MAX))) {
+		gate_live(s, g);
+		return;
+	}
+	if (!(ent = AGC_ARRAY_PUSH(&G->ident, LS_GATE_MAX))) {
+		G->idoff.n--;
+		gate_live(s, g);
+		return;
+	}
+	*off = G->idtext.n;
+	*ent = (uint32_t)g;
+	memcpy(G->idtext.v + G->idtext.n, id, len);
+	G->idtext.n += len;
 }
 
 static void gate_file(agc_ls_sink *s, size_t g, dev_t dev, ino_t ino)
@@ -879,7 +888,9 @@ static void ls_gate_release(ls_gate *G)
 {
 	agc_snap_free(G->snap);
 	free(G->ents.v);
-	free(G->env_names);
+	free(G->idtext.v);
+	free(G->idoff.v);
+	free(G->ident.v);
 	memset(G, 0, sizeof(*G));
 }
 
@@ -1245,6 +1256,7 @@ static int ls_add(agc_ls_sink *s, const agc_session_info *in, size_t gate)
 	ls_collect *c = (ls_collect *)s;
 	const agc_ls_opts *o = c->opts;
 	ls_row *r, cand;
+	const char *project;
 	int ok;
 
 	if (in->parent && !o->children)
@@ -1255,6 +1267,10 @@ static int ls_add(agc_ls_sink *s, const agc_session_info *in, size_t gate)
 		return 0;
 	if (o->newer_than_ms > 0 && in->updated_ms < c->now_ms - o->newer_than_ms)
 		return 0;
+	/* the pool's copy first: nothing below may fail after a slot is chosen but the strings */
+	project = in->project ? agc_strpool_add(&c->projects, in->project) : NULL;
+	if (in->project && !project)
+		return -1;
 	if (c->keep && c->rows.n >= c->keep) {
 		/* full: a row after the last kept one is not shown, else it takes that one's place */
 		cand.info = *in;
@@ -1280,9 +1296,7 @@ static int ls_add(agc_ls_sink *s, const agc_session_info *in, size_t gate)
 		}
 		return -1;
 	}
-	r->info.project = agc_strpool_add(&c->projects, in->project);
-	if (in->project && !r->info.project)
-		return -1;
+	r->info.project = project;
 	if (c->keep) {
 		if (r == &c->rows.v[0])
 			heap_down(c, 0);
@@ -1290,6 +1304,52 @@ static int ls_add(agc_ls_sink *s, const agc_session_info *in, size_t gate)
 			heap_up(c, c->rows.n - 1);
 	}
 	return 0;
+}
+
+/* The ids of the sessions not known to be held yet, in argv and environment (each with its
+ * agent's variables): one scan after the walk. A process table that cannot be read leaves
+ * every session live: none can be shown free. */
+static void ls_gate_ids(agc_ctx *ctx, ls_gate *G)
+{
+	const char **ids = NULL;
+	const char *const **env = NULL;
+	size_t *sess = NULL, i, n = G->idoff.n;
+	agc_holders h = {0};
+	agc_gate_query q;
+
+	if (!n)
+		return;
+	ids = calloc(n, sizeof(*ids));
+	env = calloc(n, sizeof(*env));
+	sess = calloc(n, sizeof(*sess));
+	if (!ids || !env || !sess)
+		goto unreadable;
+	for (i = 0; i < n; i++) {
+		ids[i] = G->idtext.v + G->idoff.v[i];
+		sess[i] = G->ident.v[i];
+		env[i] = (const char *const *)agc_adapter_table[G->ents.v[sess[i]].agent]->env_names;
+	}
+	memset(&q, 0, sizeof(q));
+	q.procroot = ctx->procroot;
+	q.ids = ids;
+	q.n_ids = n;
+	q.id_session = sess;
+	q.id_env_names = env;
+	q.every_session = true;
+	if (agc_holders_scan(&q, &h) < 0)
+		goto unreadable;
+	for (i = 0; i < h.n; i++)
+		if (h.v[i].session < G->ents.n)
+			G->ents.v[h.v[i].session].live = true;
+	goto out;
+unreadable:
+	for (i = 0; i < G->ents.n; i++)
+		G->ents.v[i].live = true;
+out:
+	agc_holders_release(&h);
+	free(ids);
+	free(env);
+	free(sess);
 }
 
 /* A session is held when one of its descendants is: the gate of a purge covers them all. */
@@ -1458,6 +1518,7 @@ out:
 int agc_ls(agc_ctx *ctx, const agc_ls_opts *opts, int (*cb)(const agc_session_info *s, void *ud),
 	   void *ud)
 {
+	char failed[2048];
 	ls_collect c;
 	agc_ls_opts def;
 	size_t a, i, n;
@@ -1493,8 +1554,15 @@ int agc_ls(agc_ctx *ctx, const agc_ls_opts *opts, int (*cb)(const agc_session_in
 		if (!rs || agc_adapter_table[a]->list(ctx, rs, opts, &c.sink) < 0)
 			rc = -1;
 	}
-	/* R5: live is the gate's answer, from one snapshot for every session; a session is
-	 * held when one of its descendants is */
+	/* R5: live is the gate's answer, from one snapshot for every session's files and one
+	 * scan for their ids; a session is held when one of its descendants is. The scan skips
+	 * processes that went away or are not ours to read, and each skip sets the last error:
+	 * the message of a listing that failed is the one the caller must see (R2, R8). */
+	if (rc < 0)
+		snprintf(failed, sizeof(failed), "%s", agc_error_last());
+	ls_gate_ids(ctx, &c.gate);
+	if (rc < 0)
+		agc_error_set(-1, "%s", failed);
 	ls_gate_up(&c.gate);
 	for (i = 0; i < c.rows.n; i++)
 		if (c.rows.v[i].gate < c.gate.ents.n)
