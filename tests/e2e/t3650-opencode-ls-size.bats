@@ -122,7 +122,7 @@ assert_sizes() {
 	oc_fixture --seed 3651 --opencode 3
 	add_sessions
 	qw "CREATE TABLE notes_ci(session_id TEXT COLLATE NOCASE, v TEXT);
-	    INSERT INTO notes_ci VALUES ('$S', 'ç'), ('$S', 7);"
+	    INSERT INTO notes_ci VALUES ('$S', 'ç'), ('$S', 7), ('${S,,}', 'the same id to NOCASE');"
 	assert_sizes "$S"
 	assert_sizes "$T"
 	# the same rows in a database in UTF-16: every text counts two bytes a unit
