@@ -1200,15 +1200,70 @@ static bool col_plain(sqlite3 *db, const char *t, const char *c, bool texty)
 	return !*up || strstr(up, "BLOB");
 }
 
+/* The listed rows by id for the pass over a store's tables: a hash of the ids, which finds
+ * the row orow_bsearch finds (strcmp) as long as no id is listed twice; with a duplicate,
+ * orow_bsearch itself. */
+typedef struct rowidx {
+	orows *slice;
+	uint32_t *slots;  /* row index + 1, 0 empty; NULL: use orow_bsearch */
+	size_t mask;
+} rowidx;
+
+static uint64_t str_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325u;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3u;
+	return h;
+}
+
+static void rowidx_build(rowidx *X, orows *slice)
+{
+	size_t i, n = 1024;
+
+	memset(X, 0, sizeof(*X));
+	X->slice = slice;
+	for (i = 1; i < slice->n; i++)
+		if (strcmp(slice->v[i - 1].id, slice->v[i].id) == 0)
+			return;
+	if (slice->n >= UINT32_MAX / 4)
+		return;
+	while (n < slice->n * 2)
+		n *= 2;
+	if (!(X->slots = calloc(n, sizeof(*X->slots))))
+		return;
+	X->mask = n - 1;
+	for (i = 0; i < slice->n; i++) {
+		size_t b = str_hash(slice->v[i].id) & X->mask;
+
+		while (X->slots[b])
+			b = (b + 1) & X->mask;
+		X->slots[b] = (uint32_t)i + 1;
+	}
+}
+
+static orow *rowidx_find(const rowidx *X, const char *id)
+{
+	size_t b;
+
+	if (!X->slots)
+		return orow_bsearch(X->slice, id);
+	for (b = str_hash(id) & X->mask; X->slots[b]; b = (b + 1) & X->mask)
+		if (strcmp(X->slice->v[X->slots[b] - 1].id, id) == 0)
+			return &X->slice->v[X->slots[b] - 1];
+	return NULL;
+}
+
 /* The row of a key's text, as charge_sql finds it (strcmp), remembering the last one: a table's
- * rows of one session mostly follow each other. */
+ * rows of one session often follow each other. */
 typedef struct keycache {
 	char last[128];
 	bool have;
 	orow *w;
 } keycache;
 
-static orow *key_row(orows *slice, keycache *kc, sqlite3_stmt *st, int i)
+static orow *key_row(const rowidx *X, keycache *kc, sqlite3_stmt *st, int i)
 {
 	const char *id = (const char *)sqlite3_column_text(st, i);
 	size_t n;
@@ -1217,7 +1272,7 @@ static orow *key_row(orows *slice, keycache *kc, sqlite3_stmt *st, int i)
 		return NULL;
 	if (kc->have && strcmp(kc->last, id) == 0)
 		return kc->w;
-	kc->w = orow_bsearch(slice, id);
+	kc->w = rowidx_find(X, id);
 	n = strlen(id);
 	kc->have = n < sizeof(kc->last);
 	if (kc->have)
@@ -1308,7 +1363,7 @@ static bool join_value(omsgs *M, sqlite3_stmt *st, int i, const void **p, int *n
 
 /* Keep message (id, session_id) of a listed session (the row found as charge_sql finds the
  * join's m.session_id). */
-static void omsgs_add(omsgs *M, orows *slice, keycache *kc, sqlite3_stmt *st, int idc, int sidc)
+static void omsgs_add(omsgs *M, const rowidx *X, keycache *kc, sqlite3_stmt *st, int idc, int sidc)
 {
 	const void *id, *sid;
 	int nid, nsid;
@@ -1318,7 +1373,7 @@ static void omsgs_add(omsgs *M, orows *slice, keycache *kc, sqlite3_stmt *st, in
 
 	/* each value's type is read before its text (sqlite3_column_type is undefined after) */
 	if (M->odd || !join_value(M, st, sidc, &sid, &nsid, &sid_blob) ||
-	    !join_value(M, st, idc, &id, &nid, &id_blob) || !(w = key_row(slice, kc, st, sidc)))
+	    !join_value(M, st, idc, &id, &nid, &id_blob) || !(w = key_row(X, kc, st, sidc)))
 		return;
 	if (M->n >= UINT32_MAX - 1 || (M->n >= M->nheads && omsgs_rehash(M, M->nheads ? M->nheads * 2 : 1024) < 0) ||
 	    !(m = AGC_ARRAY_PUSH(M, UINT32_MAX - 1)) || !(m->id = malloc((size_t)nid + (size_t)nsid + 2))) {
@@ -1371,15 +1426,27 @@ static void omsgs_charge(omsgs *M, sqlite3_stmt *st, int midc, int psidc, uint64
 	}
 }
 
+/* The bytes of the text SQLite renders an integer as ("%lld": digits, a minus sign). */
+static uint64_t int_text_len(int64_t v)
+{
+	uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v, n = v < 0 ? 2 : 1;
+
+	while (u >= 10) {
+		u /= 10;
+		n++;
+	}
+	return n;
+}
+
 /* One pass over table t: every row's size charged to the listed session its keys name, as
  * charge_table_sql does (per row rather than per group: the same sum where a key compares
  * with BINARY collation, which charge_rows checks). The size of a value is what SQLite's
  * length(CAST(x AS BLOB)) gives in a UTF-8 database: NULL 0, a blob or text its bytes (an
- * embedded NUL included), an integer or a real the bytes of its text, which
- * sqlite3_column_bytes renders as CAST does. msg: keep the messages for parts (message
+ * embedded NUL included), an integer or a real the bytes of its text (a real rendered by
+ * sqlite3_column_bytes as CAST renders it, an integer counted in digits). msg: keep the messages for parts (message
  * table); part: charge parts through them. Returns -1 when the pass could not be made at
  * all (the caller then runs the SQL). */
-static int charge_rows(orows *slice, sqlite3 *db, const char *t, const char *const keys[2], omsgs *msg,
+static int charge_rows(const rowidx *X, sqlite3 *db, const char *t, const char *const keys[2], omsgs *msg,
 		       omsgs *part)
 {
 	sqlite3_stmt *st = NULL, *cols = NULL;
@@ -1428,16 +1495,22 @@ static int charge_rows(orows *slice, sqlite3 *db, const char *t, const char *con
 		uint64_t bytes = 0;
 		int k;
 
-		for (i = 1; i <= ncol; i++)
-			bytes += (uint64_t)sqlite3_column_bytes(st, i);
+		for (i = 1; i <= ncol; i++) {
+			int type = sqlite3_column_type(st, i);
+
+			if (type == SQLITE_INTEGER)
+				bytes += int_text_len(sqlite3_column_int64(st, i));
+			else if (type != SQLITE_NULL)
+				bytes += (uint64_t)sqlite3_column_bytes(st, i);
+		}
 		for (k = 0; k < 2; k++) {
-			orow *w = extra[k] >= 0 ? key_row(slice, &kc[k], st, extra[k]) : NULL;
+			orow *w = extra[k] >= 0 ? key_row(X, &kc[k], st, extra[k]) : NULL;
 
 			if (w)
 				w->sz.bytes += bytes;
 		}
 		if (msg)
-			omsgs_add(msg, slice, &kc[2], st, extra[2], extra[3]);
+			omsgs_add(msg, X, &kc[2], st, extra[2], extra[3]);
 		else if (part)
 			omsgs_charge(part, st, extra[2], extra[3], bytes);
 	}
@@ -1472,8 +1545,10 @@ static void charge_store(orows *slice, sqlite3 *db, const schema *s)
 {
 	bool utf8 = db_utf8(db), via, direct, via_fast;
 	omsgs M = {0};
+	rowidx X;
 	size_t k, i;
 
+	rowidx_build(&X, slice);
 	via = agc_db_has_column(db, "part", "message_id") && has_table(s, "message") &&
 	      agc_db_has_column(db, "message", "id") && agc_db_has_column(db, "message", "session_id");
 	direct = agc_db_has_column(db, "part", "session_id");
@@ -1503,7 +1578,7 @@ static void charge_store(orows *slice, sqlite3 *db, const schema *s)
 			continue;
 		for (k = 0; k < 2; k++)
 			fast = fast && (!keys[k] || col_plain(db, t, keys[k], false));
-		if (fast && charge_rows(slice, db, t, keys, msg ? &M : NULL, part && via_fast ? &M : NULL) == 0) {
+		if (fast && charge_rows(&X, db, t, keys, msg ? &M : NULL, part && via_fast ? &M : NULL) == 0) {
 			if (part && !via_fast)
 				charge_table_sql(slice, db, s, t, false, true);
 			continue;
@@ -1524,6 +1599,7 @@ static void charge_store(orows *slice, sqlite3 *db, const schema *s)
 			charge_table_sql(slice, db, s, "part", false, true);
 	}
 	omsgs_release(&M);
+	free(X.slots);
 }
 
 /* The worktrees of one store's projects, each resolved and opened once per listing. */
@@ -1794,35 +1870,120 @@ static int charge_session_cb(int pdfd, const char *name, json_t *j, void *ud)
 	return 0;
 }
 
+/* The names in one dir under the data dir, listed once so that a session's file that is not
+ * there costs no probe. The dir is opened as agc_ls_charge_at opens a file's parent; when it
+ * cannot be listed whole, every name may be there and each is probed as before. */
+typedef struct nameset {
+	char **v;
+	size_t n, cap;
+	bool listed;
+} nameset;
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void nameset_release(nameset *ns)
+{
+	agc_db_strv_free(ns->v, ns->n);
+	memset(ns, 0, sizeof(*ns));
+}
+
+static void nameset_list(nameset *ns, int datafd, const char *rel)
+{
+	int fd = openat(datafd, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *e;
+	bool ok = d != NULL;
+
+	int err = errno;
+
+	memset(ns, 0, sizeof(*ns));
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		/* no such dir: no file in it to probe for */
+		ns->listed = err == ENOENT || err == ENOTDIR;
+		return;
+	}
+	errno = 0;
+	while (ok && (e = readdir(d))) {
+		char **slot;
+
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		slot = AGC_ARRAY_PUSH(ns, OC_DIR_MAX);
+		ok = slot && (*slot = agc_strdup(e->d_name));
+		if (slot && !*slot)
+			ns->n--;
+		errno = 0;
+	}
+	ok = ok && errno == 0;
+	closedir(d);
+	if (!ok) {
+		nameset_release(ns);
+		return;
+	}
+	if (ns->n > 1)
+		qsort(ns->v, ns->n, sizeof(*ns->v), cmp_name);
+	ns->listed = true;
+}
+
+static bool nameset_may_have(const nameset *ns, const char *name)
+{
+	if (!ns->listed)
+		return true;
+	return ns->n && bsearch(&name, ns->v, ns->n, sizeof(*ns->v), cmp_name);
+}
+
 /* bytes also count a session's files: its plan file, and its legacy JSON files */
 static void charge_files(orows *rows, int datafd, agc_ls_sink *sink)
 {
+	static const char *const flat[] = {"todo", "session_share", "session_diff"};
 	charge_ls C = {rows, sink};
 	struct stat st;
 	bool storage = fstatat(datafd, "storage", &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
-	size_t i;
+	nameset plans, fl[3], msgs, parts;
+	size_t i, k;
 
+	nameset_list(&plans, datafd, "plans");
+	memset(fl, 0, sizeof(fl));
+	memset(&msgs, 0, sizeof(msgs));
+	memset(&parts, 0, sizeof(parts));
+	if (storage) {
+		for (k = 0; k < 3; k++) {
+			char rel[64];
+
+			snprintf(rel, sizeof(rel), "storage/%s", flat[k]);
+			nameset_list(&fl[k], datafd, rel);
+		}
+		nameset_list(&msgs, datafd, "storage/message");
+		nameset_list(&parts, datafd, "storage/part");
+	}
 	for (i = 0; i < rows->n; i++) {
 		orow *w = &rows->v[i];
 		char rel[1024];
 
 		if (w->slug && w->created > 0 && agc_id_path_safe(w->slug) && strlen(w->slug) < 200) {
 			snprintf(rel, sizeof(rel), "plans/%lld-%s.md", (long long)w->created, w->slug);
-			agc_ls_charge_at(sink, w->gate, true, datafd, rel, &w->sz, NULL);
+			if (nameset_may_have(&plans, rel + 6))
+				agc_ls_charge_at(sink, w->gate, true, datafd, rel, &w->sz, NULL);
 		}
 		if (!storage || !agc_id_path_safe(w->id))
 			continue;
 		{
-			static const char *const flat[] = {"todo", "session_share", "session_diff"};
-			size_t k;
 			DIR *d;
 			struct dirent *e;
 			for (k = 0; k < 3; k++) {
 				snprintf(rel, sizeof(rel), "storage/%s/%s.json", flat[k], w->id);
-				agc_ls_charge_at(sink, w->gate, true, datafd, rel, &w->sz, NULL);
+				if (nameset_may_have(&fl[k], strrchr(rel, '/') + 1))
+					agc_ls_charge_at(sink, w->gate, true, datafd, rel, &w->sz, NULL);
 			}
 			/* the message dir whole (discovery takes it whole when all of it names the
 			 * session), then each message's part dir */
+			if (!nameset_may_have(&msgs, w->id))
+				continue;
 			snprintf(rel, sizeof(rel), "storage/message/%s", w->id);
 			agc_ls_charge_at(sink, w->gate, true, datafd, rel, &w->sz, NULL);
 			d = agc_dir_at(datafd, rel);
@@ -1833,12 +1994,18 @@ static void charge_files(orows *rows, int datafd, agc_ls_sink *sink)
 				if (nl <= 5 || strncmp(e->d_name, "msg_", 4) != 0)
 					continue;
 				snprintf(prel, sizeof(prel), "storage/part/%.*s", (int)(nl - 5), e->d_name);
-				agc_ls_charge_at(sink, w->gate, true, datafd, prel, &w->sz, NULL);
+				if (nameset_may_have(&parts, prel + 13))
+					agc_ls_charge_at(sink, w->gate, true, datafd, prel, &w->sz, NULL);
 			}
 			if (d)
 				closedir(d);
 		}
 	}
+	nameset_release(&plans);
+	for (k = 0; k < 3; k++)
+		nameset_release(&fl[k]);
+	nameset_release(&msgs);
+	nameset_release(&parts);
 	/* the session files of the legacy store, wherever their project dir is */
 	if (storage)
 		each_legacy_session(datafd, false, false, charge_session_cb, &C);
