@@ -136,3 +136,31 @@ assert_sizes() {
 	assert_sizes "$S"
 	assert_sizes "$T"
 }
+
+@test "Sizes (ls): each session's files (plan, legacy storage) count with its rows, as show counts them" {
+	oc_fixture --seed 3652 --opencode 6 --opencode-legacy 4
+	# a plan file for a session of the database, where discovery looks for it
+	local P0 created slug
+	P0=$(m_pick '.parent == null and (.children | length) == 0')
+	IFS='|' read -r created slug < <(q "SELECT time_created, slug FROM session WHERE id = $(sqlq "$P0")")
+	mkdir -p "$DATA/plans"
+	printf 'plan of %s\n' "$P0" >"$DATA/plans/$created-$slug.md"
+	run -0 --separate-stderr agc ls --json
+	local ls_out=$output id b files n=0 with_files=0
+	while IFS=$'\t' read -r id b; do
+		[[ $(m_get "$id" '.children | length') == 0 ]] || continue
+		files=0
+		[[ $id != "$P0" ]] || files=$(stat -c %s "$DATA/plans/$created-$slug.md")
+		while IFS= read -r f; do
+			[[ $f != "$DATA/plans/$created-$slug.md" ]] || continue
+			files=$((files + $(find "$f" -type f -printf '%s\n' | awk '{ s += $1 } END { print s + 0 }')))
+		done < <(m_get "$id" '.artifacts[]')
+		echo "$id: ls $b, rows $(ref_bytes "$id"), files $files"
+		[[ $b == $(($(ref_bytes "$id") + files)) ]]
+		run -0 --separate-stderr agc --json show opencode "$id"
+		[[ $(jq -r -s '.[0].bytes' <<<"$output") == "$b" ]]
+		n=$((n + 1))
+		[[ $files == 0 ]] || with_files=$((with_files + 1))
+	done < <(jq -r '"\(.id)\t\(.bytes)"' <<<"$ls_out")
+	[[ $n -ge 4 && $with_files -ge 3 ]]
+}
