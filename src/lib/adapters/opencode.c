@@ -1440,12 +1440,12 @@ static uint64_t int_text_len(int64_t v)
 
 /* One pass over table t: every row's size charged to the listed session its keys name, as
  * charge_table_sql does (per row rather than per group: the same sum where a key compares
- * with BINARY collation, which charge_rows checks). The size of a value is what SQLite's
+ * with BINARY collation, which charge_store checks). The size of a value is what SQLite's
  * length(CAST(x AS BLOB)) gives in a UTF-8 database: NULL 0, a blob or text its bytes (an
  * embedded NUL included), an integer or a real the bytes of its text (a real rendered by
- * sqlite3_column_bytes as CAST renders it, an integer counted in digits). msg: keep the messages for parts (message
- * table); part: charge parts through them. Returns -1 when the pass could not be made at
- * all (the caller then runs the SQL). */
+ * sqlite3_column_bytes as CAST renders it, an integer counted in digits). msg: keep the
+ * messages for parts (message table); part: charge parts through them. Returns -1 when the
+ * pass could not be made at all (the caller then runs the SQL). */
 static int charge_rows(const rowidx *X, sqlite3 *db, const char *t, const char *const keys[2], omsgs *msg,
 		       omsgs *part)
 {
