@@ -1070,6 +1070,7 @@ typedef struct orow {
 	char *prompt;   /* the first text a person typed, read only for ls --grep */
 	int64_t created, updated;
 	agc_size sz;    /* SPEC "Sizes": what discovery would find of it, children added later */
+	uint64_t via;   /* bytes of parts reached through its messages, while they are counted */
 	size_t gate;    /* its entry of ls's gate (R5) */
 } orow;
 
@@ -1120,9 +1121,12 @@ static void charge_sql(orows *slice, sqlite3 *db, const char *sql)
 }
 
 /* The rows of table t that discovery puts in a session's plan (db_rowsets): a session table by
- * "id"; any other by "session_id" and by "aggregate_id"; parts also through their message
- * (a part whose message is another session's counts in both, as both plans hold it). */
-static void charge_table(orows *slice, sqlite3 *db, const schema *s, const char *t)
+ * "id"; any other by "session_id" and by "aggregate_id" (the keys, when keys is set); parts
+ * also through their message (a part whose message is another session's counts in both, as
+ * both plans hold it; when via is set). Sized in SQL with agc_db_row_size_sql, as show and
+ * purge size them: what charge_rows does in one pass falls back to this where it cannot be
+ * sure to give the same figure. */
+static void charge_table_sql(orows *slice, sqlite3 *db, const schema *s, const char *t, bool keys, bool via)
 {
 	char *ti = agc_db_ident(t), *size = agc_db_row_size_sql(db, t, NULL), *sql;
 	bool is_sess = false;
@@ -1133,17 +1137,17 @@ static void charge_table(orows *slice, sqlite3 *db, const schema *s, const char 
 	if (!ti || !size)
 		goto out;
 	if (is_sess) {
-		sql = agc_strfmt("SELECT \"id\", sum(%s) FROM %s GROUP BY 1", size, ti);
+		sql = keys ? agc_strfmt("SELECT \"id\", sum(%s) FROM %s GROUP BY 1", size, ti) : NULL;
 		charge_sql(slice, db, sql);
 		free(sql);
 		goto out;
 	}
-	if (agc_db_has_column(db, t, "session_id")) {
+	if (keys && agc_db_has_column(db, t, "session_id")) {
 		sql = agc_strfmt("SELECT \"session_id\", sum(%s) FROM %s GROUP BY 1", size, ti);
 		charge_sql(slice, db, sql);
 		free(sql);
 	}
-	if (strcmp(t, "part") == 0 && agc_db_has_column(db, t, "message_id") && has_table(s, "message") &&
+	if (via && strcmp(t, "part") == 0 && agc_db_has_column(db, t, "message_id") && has_table(s, "message") &&
 	    agc_db_has_column(db, "message", "id") && agc_db_has_column(db, "message", "session_id")) {
 		char *psize = agc_db_row_size_sql(db, t, "p");
 		bool direct = agc_db_has_column(db, t, "session_id");
@@ -1156,7 +1160,7 @@ static void charge_table(orows *slice, sqlite3 *db, const schema *s, const char 
 		free(sql);
 		free(psize);
 	}
-	if (agc_db_has_column(db, t, "aggregate_id")) {
+	if (keys && agc_db_has_column(db, t, "aggregate_id")) {
 		sql = agc_strfmt("SELECT \"aggregate_id\", sum(%s) FROM %s GROUP BY 1", size, ti);
 		charge_sql(slice, db, sql);
 		free(sql);
@@ -1164,6 +1168,438 @@ static void charge_table(orows *slice, sqlite3 *db, const schema *s, const char 
 out:
 	free(ti);
 	free(size);
+}
+
+/* ---- sizing rows in one pass per table ---- */
+
+/* Column c of t is compared as SQLite compares two plain values: BINARY collation, and (when
+ * texty) an affinity that never turns text into a number (TEXT or BLOB, SQLite's rules of
+ * "Determination Of Column Affinity"). */
+static bool col_plain(sqlite3 *db, const char *t, const char *c, bool texty)
+{
+	const char *type = NULL, *coll = NULL;
+	char up[64];
+	size_t i;
+
+	if (sqlite3_table_column_metadata(db, "main", t, c, &type, &coll, NULL, NULL, NULL) != SQLITE_OK ||
+	    !coll || sqlite3_stricmp(coll, "BINARY") != 0)
+		return false;
+	if (!texty)
+		return true;
+	if (!type)
+		return true;
+	for (i = 0; type[i] && i + 1 < sizeof(up); i++)
+		up[i] = (char)(type[i] >= 'a' && type[i] <= 'z' ? type[i] - 'a' + 'A' : type[i]);
+	up[i] = '\0';
+	if (type[i]) /* a declared type this long is taken as one that may be numeric */
+		return false;
+	if (strstr(up, "INT"))
+		return false;
+	if (strstr(up, "CHAR") || strstr(up, "CLOB") || strstr(up, "TEXT"))
+		return true;
+	return !*up || strstr(up, "BLOB");
+}
+
+/* The listed rows by id for the pass over a store's tables: a hash of the ids, which finds
+ * the row orow_bsearch finds (strcmp) as long as no id is listed twice; with a duplicate,
+ * orow_bsearch itself. */
+typedef struct rowidx {
+	orows *slice;
+	uint32_t *slots;  /* row index + 1, 0 empty; NULL: use orow_bsearch */
+	size_t mask;
+} rowidx;
+
+static uint64_t str_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325u;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3u;
+	return h;
+}
+
+static void rowidx_build(rowidx *X, orows *slice)
+{
+	size_t i, n = 1024;
+
+	memset(X, 0, sizeof(*X));
+	X->slice = slice;
+	for (i = 1; i < slice->n; i++)
+		if (strcmp(slice->v[i - 1].id, slice->v[i].id) == 0)
+			return;
+	if (slice->n >= UINT32_MAX / 4)
+		return;
+	while (n < slice->n * 2)
+		n *= 2;
+	if (!(X->slots = calloc(n, sizeof(*X->slots))))
+		return;
+	X->mask = n - 1;
+	for (i = 0; i < slice->n; i++) {
+		size_t b = str_hash(slice->v[i].id) & X->mask;
+
+		while (X->slots[b])
+			b = (b + 1) & X->mask;
+		X->slots[b] = (uint32_t)i + 1;
+	}
+}
+
+static orow *rowidx_find(const rowidx *X, const char *id)
+{
+	size_t b;
+
+	if (!X->slots)
+		return orow_bsearch(X->slice, id);
+	for (b = str_hash(id) & X->mask; X->slots[b]; b = (b + 1) & X->mask)
+		if (strcmp(X->slice->v[X->slots[b] - 1].id, id) == 0)
+			return &X->slice->v[X->slots[b] - 1];
+	return NULL;
+}
+
+/* The row of a key's text, as charge_sql finds it (strcmp), remembering the last one: a table's
+ * rows of one session often follow each other. */
+typedef struct keycache {
+	char last[128];
+	bool have;
+	orow *w;
+} keycache;
+
+static orow *key_row(const rowidx *X, keycache *kc, sqlite3_stmt *st, int i)
+{
+	const char *id = (const char *)sqlite3_column_text(st, i);
+	size_t n;
+
+	if (!id)
+		return NULL;
+	if (kc->have && strcmp(kc->last, id) == 0)
+		return kc->w;
+	kc->w = rowidx_find(X, id);
+	n = strlen(id);
+	kc->have = n < sizeof(kc->last);
+	if (kc->have)
+		memcpy(kc->last, id, n + 1);
+	return kc->w;
+}
+
+/* A message of a listed session, for parts reached through it: its id and session_id as
+ * stored (text or blob, every byte), and the row its session_id names. */
+typedef struct omsg {
+	char *id, *sid;  /* one allocation: id then sid */
+	int nid, nsid;
+	bool id_blob, sid_blob;
+	orow *w;
+	uint32_t next;   /* the next message in the bucket, UINT32_MAX: none */
+} omsg;
+
+typedef struct omsgs {
+	omsg *v;
+	size_t n, cap;
+	uint32_t *heads;
+	size_t nheads;   /* a power of two, or 0 */
+	bool odd;        /* a value the table below cannot compare as SQLite does: use the SQL */
+} omsgs;
+
+static void omsgs_release(omsgs *M)
+{
+	size_t i;
+
+	for (i = 0; i < M->n; i++)
+		free(M->v[i].id);
+	free(M->v);
+	free(M->heads);
+	memset(M, 0, sizeof(*M));
+}
+
+static uint64_t bytes_hash(const void *p, int n, bool blob)
+{
+	const unsigned char *b = p;
+	uint64_t h = blob ? 0x9e3779b97f4a7c15u : 0xcbf29ce484222325u;
+	int i;
+
+	for (i = 0; i < n; i++)
+		h = (h ^ b[i]) * 0x100000001b3u;
+	return h;
+}
+
+static int omsgs_rehash(omsgs *M, size_t nheads)
+{
+	uint32_t *h = malloc(nheads * sizeof(*h));
+	size_t i;
+
+	if (!h)
+		return agc_error_oom();
+	for (i = 0; i < nheads; i++)
+		h[i] = UINT32_MAX;
+	for (i = 0; i < M->n; i++) {
+		size_t b = bytes_hash(M->v[i].id, M->v[i].nid, M->v[i].id_blob) & (nheads - 1);
+
+		M->v[i].next = h[b];
+		h[b] = (uint32_t)i;
+	}
+	free(M->heads);
+	M->heads = h;
+	M->nheads = nheads;
+	return 0;
+}
+
+/* A value of a join column as SQLite compares it: text or blob bytes; false for NULL. A number
+ * makes the table odd (SQLite would compare it by value). */
+static bool join_value(omsgs *M, sqlite3_stmt *st, int i, const void **p, int *n, bool *blob)
+{
+	int type = sqlite3_column_type(st, i);
+
+	if (type == SQLITE_NULL)
+		return false;
+	if (type != SQLITE_TEXT && type != SQLITE_BLOB) {
+		M->odd = true;
+		return false;
+	}
+	*blob = type == SQLITE_BLOB;
+	*p = *blob ? sqlite3_column_blob(st, i) : (const void *)sqlite3_column_text(st, i);
+	*n = sqlite3_column_bytes(st, i);
+	if (!*p)
+		*p = "";
+	return true;
+}
+
+/* Keep message (id, session_id) of a listed session (the row found as charge_sql finds the
+ * join's m.session_id). */
+static void omsgs_add(omsgs *M, const rowidx *X, keycache *kc, sqlite3_stmt *st, int idc, int sidc)
+{
+	const void *id, *sid;
+	int nid, nsid;
+	bool id_blob, sid_blob;
+	orow *w;
+	omsg *m;
+
+	/* each value's type is read before its text (sqlite3_column_type is undefined after) */
+	if (M->odd || !join_value(M, st, sidc, &sid, &nsid, &sid_blob) ||
+	    !join_value(M, st, idc, &id, &nid, &id_blob) || !(w = key_row(X, kc, st, sidc)))
+		return;
+	if (M->n >= UINT32_MAX - 1 || (M->n >= M->nheads && omsgs_rehash(M, M->nheads ? M->nheads * 2 : 1024) < 0) ||
+	    !(m = AGC_ARRAY_PUSH(M, UINT32_MAX - 1)) || !(m->id = malloc((size_t)nid + (size_t)nsid + 2))) {
+		M->odd = true; /* out of memory: the SQL join instead */
+		return;
+	}
+	memcpy(m->id, id, (size_t)nid);
+	m->id[nid] = '\0';
+	m->sid = m->id + nid + 1;
+	memcpy(m->sid, sid, (size_t)nsid);
+	m->sid[nsid] = '\0';
+	m->nid = nid;
+	m->nsid = nsid;
+	m->id_blob = id_blob;
+	m->sid_blob = sid_blob;
+	m->w = w;
+	{
+		size_t b = bytes_hash(m->id, nid, id_blob) & (M->nheads - 1);
+
+		m->next = M->heads[b];
+		M->heads[b] = (uint32_t)(M->n - 1);
+	}
+}
+
+/* Charge a part of `bytes` to the session of each message it names, as the SQL join does
+ * (m.id = p.message_id, and p.session_id IS NOT m.session_id when the part has a session_id). */
+static void omsgs_charge(omsgs *M, sqlite3_stmt *st, int midc, int psidc, uint64_t bytes)
+{
+	const void *mid, *psid = NULL;
+	int nmid, npsid = 0;
+	bool mid_blob, psid_blob = false, have_psid = false;
+	uint32_t i;
+
+	if (M->odd || !M->nheads || !join_value(M, st, midc, &mid, &nmid, &mid_blob))
+		return;
+	if (psidc >= 0)
+		have_psid = join_value(M, st, psidc, &psid, &npsid, &psid_blob);
+	if (M->odd)
+		return;
+	for (i = M->heads[bytes_hash(mid, nmid, mid_blob) & (M->nheads - 1)]; i != UINT32_MAX; i = M->v[i].next) {
+		omsg *m = &M->v[i];
+
+		if (m->id_blob != mid_blob || m->nid != nmid || memcmp(m->id, mid, (size_t)nmid) != 0)
+			continue;
+		/* IS NOT: a NULL part session_id differs from the message's, which is never NULL here */
+		if (psidc >= 0 && have_psid && m->sid_blob == psid_blob && m->nsid == npsid &&
+		    memcmp(m->sid, psid, (size_t)npsid) == 0)
+			continue;
+		m->w->via += bytes;
+	}
+}
+
+/* The bytes of the text SQLite renders an integer as ("%lld": digits, a minus sign). */
+static uint64_t int_text_len(int64_t v)
+{
+	uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v, n = v < 0 ? 2 : 1;
+
+	while (u >= 10) {
+		u /= 10;
+		n++;
+	}
+	return n;
+}
+
+/* One pass over table t: every row's size charged to the listed session its keys name, as
+ * charge_table_sql does (per row rather than per group: the same sum where a key compares
+ * with BINARY collation, which charge_store checks). The size of a value is what SQLite's
+ * length(CAST(x AS BLOB)) gives in a UTF-8 database: NULL 0, a blob or text its bytes (an
+ * embedded NUL included), an integer or a real the bytes of its text (a real rendered by
+ * sqlite3_column_bytes as CAST renders it, an integer counted in digits). msg: keep the
+ * messages for parts (message table); part: charge parts through them. Returns -1 when the
+ * pass could not be made at all (the caller then runs the SQL). */
+static int charge_rows(const rowidx *X, sqlite3 *db, const char *t, const char *const keys[2], omsgs *msg,
+		       omsgs *part)
+{
+	sqlite3_stmt *st = NULL, *cols = NULL;
+	agc_buf sql = AGC_BUF_INIT_MAX((size_t)1 << 20);
+	char *ti = agc_db_ident(t), *q;
+	keycache kc[3];
+	int ncol = 0, extra[4] = {-1, -1, -1, -1}, rc = 0, i, nk = 0, src = SQLITE_DONE;
+
+	memset(kc, 0, sizeof(kc));
+	/* the sized columns, as agc_db_row_size_sql lists them, then the keys */
+	if (!ti || agc_buf_add(&sql, "SELECT 0", 8) < 0 ||
+	    sqlite3_prepare_v2(db, "SELECT name FROM pragma_table_info(?1)", -1, &cols, NULL) != SQLITE_OK) {
+		rc = -1;
+		goto out;
+	}
+	sqlite3_bind_text(cols, 1, t, -1, SQLITE_STATIC);
+	while (rc == 0 && sqlite3_step(cols) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(cols, 0);
+
+		q = name ? agc_db_ident(name) : NULL;
+		rc = q && agc_buf_add(&sql, ", ", 2) == 0 && agc_buf_add(&sql, q, strlen(q)) == 0 ? 0 : -1;
+		free(q);
+		ncol++;
+	}
+	{
+		const char *more[4] = {keys[0], keys[1], msg ? "id" : part ? "message_id" : NULL,
+				       msg || part ? "session_id" : NULL};
+
+		for (i = 0; i < 4 && rc == 0; i++) {
+			if (!more[i])
+				continue;
+			extra[i] = 1 + ncol + nk++;
+			q = agc_strfmt(", \"%s\"", more[i]);
+			rc = q && agc_buf_add(&sql, q, strlen(q)) == 0 ? 0 : -1;
+			free(q);
+		}
+	}
+	q = rc == 0 ? agc_strfmt(" FROM %s", ti) : NULL;
+	if (!q || agc_buf_add(&sql, q, strlen(q)) < 0 ||
+	    sqlite3_prepare_v2(db, sql.ptr, -1, &st, NULL) != SQLITE_OK)
+		rc = -1;
+	free(q);
+	if (rc < 0)
+		goto out;
+	while ((src = sqlite3_step(st)) == SQLITE_ROW) {
+		uint64_t bytes = 0;
+		int k;
+
+		for (i = 1; i <= ncol; i++) {
+			int type = sqlite3_column_type(st, i);
+
+			if (type == SQLITE_INTEGER)
+				bytes += int_text_len(sqlite3_column_int64(st, i));
+			else if (type != SQLITE_NULL)
+				bytes += (uint64_t)sqlite3_column_bytes(st, i);
+		}
+		for (k = 0; k < 2; k++) {
+			orow *w = extra[k] >= 0 ? key_row(X, &kc[k], st, extra[k]) : NULL;
+
+			if (w)
+				w->sz.bytes += bytes;
+		}
+		if (msg)
+			omsgs_add(msg, X, &kc[2], st, extra[2], extra[3]);
+		else if (part)
+			omsgs_charge(part, st, extra[2], extra[3], bytes);
+	}
+	/* a pass cut short leaves the messages, or the parts charged through them, incomplete */
+	if (src != SQLITE_DONE && (msg || part))
+		(msg ? msg : part)->odd = true;
+out:
+	sqlite3_finalize(cols);
+	sqlite3_finalize(st);
+	agc_buf_release(&sql);
+	free(ti);
+	return rc;
+}
+
+/* The encoding of db is UTF-8, where a text value's bytes are the ones CAST AS BLOB gives. */
+static bool db_utf8(sqlite3 *db)
+{
+	sqlite3_stmt *st = NULL;
+	bool utf8 = false;
+
+	if (sqlite3_prepare_v2(db, "PRAGMA encoding", -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+		utf8 = sqlite3_stricmp((const char *)sqlite3_column_text(st, 0), "UTF-8") == 0;
+	sqlite3_finalize(st);
+	return utf8;
+}
+
+/* SPEC "Sizes": every table discovery deletes from (db_rowsets) read once, each row sized in C
+ * (charge_rows), giving the figures agc_db_row_size_sql gives show and purge. A table where
+ * that is not sure to be the same figure (a key that is not compared as BINARY, a database
+ * in UTF-16, join values that are numbers) is sized in SQL as before (charge_table_sql). */
+static void charge_store(orows *slice, sqlite3 *db, const schema *s)
+{
+	bool utf8 = db_utf8(db), via, direct, via_fast;
+	omsgs M = {0};
+	rowidx X;
+	size_t k, i;
+
+	rowidx_build(&X, slice);
+	via = agc_db_has_column(db, "part", "message_id") && has_table(s, "message") &&
+	      agc_db_has_column(db, "message", "id") && agc_db_has_column(db, "message", "session_id");
+	direct = agc_db_has_column(db, "part", "session_id");
+	via_fast = via && utf8 && col_plain(db, "message", "id", true) && col_plain(db, "message", "session_id", true) &&
+		   col_plain(db, "part", "message_id", true) && (!direct || col_plain(db, "part", "session_id", true));
+	/* the messages first: the parts are charged through them */
+	for (i = 0; i <= s->n; i++) {
+		const char *t = i == 0 ? (via_fast ? "message" : NULL) : s->tables[i - 1];
+		const char *keys[2] = {NULL, NULL};
+		bool is_sess = false, part, msg, fast = utf8;
+
+		if (!t || (i > 0 && via_fast && strcmp(t, "message") == 0))
+			continue;
+		for (k = 0; k < s->nsess; k++)
+			is_sess |= strcmp(t, s->sess[k]) == 0;
+		part = via && !is_sess && strcmp(t, "part") == 0;
+		msg = via_fast && i == 0;
+		if (is_sess) {
+			keys[0] = "id";
+		} else {
+			if (agc_db_has_column(db, t, "session_id"))
+				keys[0] = "session_id";
+			if (agc_db_has_column(db, t, "aggregate_id"))
+				keys[1] = "aggregate_id";
+		}
+		if (!keys[0] && !keys[1] && !part)
+			continue;
+		for (k = 0; k < 2; k++)
+			fast = fast && (!keys[k] || col_plain(db, t, keys[k], false));
+		if (fast && charge_rows(&X, db, t, keys, msg ? &M : NULL, part && via_fast ? &M : NULL) == 0) {
+			if (part && !via_fast)
+				charge_table_sql(slice, db, s, t, false, true);
+			continue;
+		}
+		/* sized in SQL, parts through their messages too, unless the table of messages
+		 * will give them */
+		if (msg || (part && via_fast))
+			M.odd = true;
+		charge_table_sql(slice, db, s, t, true, part && !via_fast);
+	}
+	if (via_fast) {
+		for (k = 0; k < slice->n; k++) {
+			if (!M.odd)
+				slice->v[k].sz.bytes += slice->v[k].via;
+			slice->v[k].via = 0;
+		}
+		if (M.odd)
+			charge_table_sql(slice, db, s, "part", false, true);
+	}
+	omsgs_release(&M);
+	free(X.slots);
 }
 
 /* The worktrees of one store's projects, each resolved and opened once per listing. */
@@ -1348,8 +1784,7 @@ static int list_store(orows *rows, const store *sto, const agc_ls_opts *opts, ag
 
 		if (slice.n > 1)
 			qsort(slice.v, slice.n, sizeof(*slice.v), cmp_orow);
-		for (k = 0; k < s.n; k++)
-			charge_table(&slice, db, &s, s.tables[k]);
+		charge_store(&slice, db, &s);
 	}
 	if (rows->n > base && opts && opts->grep) {
 		orows slice = {rows->v + base, rows->n - base, 0};
@@ -1435,35 +1870,120 @@ static int charge_session_cb(int pdfd, const char *name, json_t *j, void *ud)
 	return 0;
 }
 
+/* The names in one dir under the data dir, listed once so that a session's file that is not
+ * there costs no probe. The dir is opened as agc_ls_charge_at opens a file's parent; when it
+ * cannot be listed whole, every name may be there and each is probed as before. */
+typedef struct nameset {
+	char **v;
+	size_t n, cap;
+	bool listed;
+} nameset;
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void nameset_release(nameset *ns)
+{
+	agc_db_strv_free(ns->v, ns->n);
+	memset(ns, 0, sizeof(*ns));
+}
+
+static void nameset_list(nameset *ns, int datafd, const char *rel)
+{
+	int fd = openat(datafd, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *e;
+	bool ok = d != NULL;
+
+	int err = errno;
+
+	memset(ns, 0, sizeof(*ns));
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		/* no such dir: no file in it to probe for */
+		ns->listed = err == ENOENT || err == ENOTDIR;
+		return;
+	}
+	errno = 0;
+	while (ok && (e = readdir(d))) {
+		char **slot;
+
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		slot = AGC_ARRAY_PUSH(ns, OC_DIR_MAX);
+		ok = slot && (*slot = agc_strdup(e->d_name));
+		if (slot && !*slot)
+			ns->n--;
+		errno = 0;
+	}
+	ok = ok && errno == 0;
+	closedir(d);
+	if (!ok) {
+		nameset_release(ns);
+		return;
+	}
+	if (ns->n > 1)
+		qsort(ns->v, ns->n, sizeof(*ns->v), cmp_name);
+	ns->listed = true;
+}
+
+static bool nameset_may_have(const nameset *ns, const char *name)
+{
+	if (!ns->listed)
+		return true;
+	return ns->n && bsearch(&name, ns->v, ns->n, sizeof(*ns->v), cmp_name);
+}
+
 /* bytes also count a session's files: its plan file, and its legacy JSON files */
 static void charge_files(orows *rows, int datafd, agc_ls_sink *sink)
 {
+	static const char *const flat[] = {"todo", "session_share", "session_diff"};
 	charge_ls C = {rows, sink};
 	struct stat st;
 	bool storage = fstatat(datafd, "storage", &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
-	size_t i;
+	nameset plans, fl[3], msgs, parts;
+	size_t i, k;
 
+	nameset_list(&plans, datafd, "plans");
+	memset(fl, 0, sizeof(fl));
+	memset(&msgs, 0, sizeof(msgs));
+	memset(&parts, 0, sizeof(parts));
+	if (storage) {
+		for (k = 0; k < 3; k++) {
+			char rel[64];
+
+			snprintf(rel, sizeof(rel), "storage/%s", flat[k]);
+			nameset_list(&fl[k], datafd, rel);
+		}
+		nameset_list(&msgs, datafd, "storage/message");
+		nameset_list(&parts, datafd, "storage/part");
+	}
 	for (i = 0; i < rows->n; i++) {
 		orow *w = &rows->v[i];
 		char rel[1024];
 
 		if (w->slug && w->created > 0 && agc_id_path_safe(w->slug) && strlen(w->slug) < 200) {
 			snprintf(rel, sizeof(rel), "plans/%lld-%s.md", (long long)w->created, w->slug);
-			agc_ls_charge_at(sink, w->gate, true, datafd, rel, &w->sz, NULL);
+			if (nameset_may_have(&plans, rel + 6))
+				agc_ls_charge_at(sink, w->gate, true, datafd, rel, &w->sz, NULL);
 		}
 		if (!storage || !agc_id_path_safe(w->id))
 			continue;
 		{
-			static const char *const flat[] = {"todo", "session_share", "session_diff"};
-			size_t k;
 			DIR *d;
 			struct dirent *e;
 			for (k = 0; k < 3; k++) {
 				snprintf(rel, sizeof(rel), "storage/%s/%s.json", flat[k], w->id);
-				agc_ls_charge_at(sink, w->gate, true, datafd, rel, &w->sz, NULL);
+				if (nameset_may_have(&fl[k], strrchr(rel, '/') + 1))
+					agc_ls_charge_at(sink, w->gate, true, datafd, rel, &w->sz, NULL);
 			}
 			/* the message dir whole (discovery takes it whole when all of it names the
 			 * session), then each message's part dir */
+			if (!nameset_may_have(&msgs, w->id))
+				continue;
 			snprintf(rel, sizeof(rel), "storage/message/%s", w->id);
 			agc_ls_charge_at(sink, w->gate, true, datafd, rel, &w->sz, NULL);
 			d = agc_dir_at(datafd, rel);
@@ -1474,12 +1994,18 @@ static void charge_files(orows *rows, int datafd, agc_ls_sink *sink)
 				if (nl <= 5 || strncmp(e->d_name, "msg_", 4) != 0)
 					continue;
 				snprintf(prel, sizeof(prel), "storage/part/%.*s", (int)(nl - 5), e->d_name);
-				agc_ls_charge_at(sink, w->gate, true, datafd, prel, &w->sz, NULL);
+				if (nameset_may_have(&parts, prel + 13))
+					agc_ls_charge_at(sink, w->gate, true, datafd, prel, &w->sz, NULL);
 			}
 			if (d)
 				closedir(d);
 		}
 	}
+	nameset_release(&plans);
+	for (k = 0; k < 3; k++)
+		nameset_release(&fl[k]);
+	nameset_release(&msgs);
+	nameset_release(&parts);
 	/* the session files of the legacy store, wherever their project dir is */
 	if (storage)
 		each_legacy_session(datafd, false, false, charge_session_cb, &C);
