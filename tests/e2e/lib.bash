@@ -192,6 +192,14 @@ proc_started_ms() {
 	echo $((btime * 1000 + ticks * 1000 / hz))
 }
 
+# The fixture generator, for tests on generated homes: fail with what to set when it is missing.
+need_fixture() {
+	[[ -n ${AGENTGC_FIXTURE:-} && -x $AGENTGC_FIXTURE ]] || {
+		echo "AGENTGC_FIXTURE must name the agentgc-fixture binary" >&2
+		return 1
+	}
+}
+
 # ---- processes ----------------------------------------------------------------------------
 
 # Start a command in the background, detached from bats' output; LAST_PID is its pid.

@@ -10,10 +10,7 @@
 oc_setup() {
 	agc_setup
 	unset XDG_DATA_HOME XDG_STATE_HOME XDG_CONFIG_HOME XDG_CACHE_HOME OPENCODE_DB
-	[[ -n ${AGENTGC_FIXTURE:-} && -x $AGENTGC_FIXTURE ]] || {
-		echo "AGENTGC_FIXTURE must name the agentgc-fixture binary" >&2
-		return 1
-	}
+	need_fixture
 	command -v sqlite3 >/dev/null || { echo "the sqlite3 tool is needed" >&2; return 1; }
 	DATA=$HOME/.local/share/opencode
 	DB=$DATA/opencode.db

@@ -7,10 +7,7 @@ load lib
 
 setup() {
 	agc_setup
-	[[ -n ${AGENTGC_FIXTURE:-} && -x $AGENTGC_FIXTURE ]] || {
-		echo "AGENTGC_FIXTURE must name the agentgc-fixture binary" >&2
-		return 1
-	}
+	need_fixture
 	# the fixture makes the home and its temp root itself, and puts link targets in a
 	# sibling of the home
 	rm -rf "$HOME" "$TMPDIR" "$OUT"

@@ -248,7 +248,7 @@ assert_proc_start_live() {
 @test "R2+R8: the OpenCode data dir chmod 000: purge of an OpenCode id exits 3 with residual permission (auto too, never 5); ls and roots say so" {
 	nobody_setup
 	local id
-	[[ -n ${AGENTGC_FIXTURE:-} && -x $AGENTGC_FIXTURE ]] || { echo "AGENTGC_FIXTURE must name the agentgc-fixture binary" >&2; return 1; }
+	need_fixture
 	# the fixture wants a fresh home and temp root
 	rm -rf "$HOME" "$TMPDIR"
 	"$AGENTGC_FIXTURE" --home "$HOME" --tmp "$TMPDIR" --claude 0 --opencode 2 --seed 2301 --now "$NOW" \

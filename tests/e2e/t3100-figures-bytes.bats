@@ -10,10 +10,7 @@ load lib
 
 setup() {
 	agc_setup
-	[[ -n ${AGENTGC_FIXTURE:-} && -x $AGENTGC_FIXTURE ]] || {
-		echo "AGENTGC_FIXTURE must name the agentgc-fixture binary" >&2
-		return 1
-	}
+	need_fixture
 	rm -rf "$HOME" "$TMPDIR"
 	MAN=$BATS_TEST_TMPDIR/manifest.jsonl
 	"$AGENTGC_FIXTURE" --home "$HOME" --tmp "$TMPDIR" --seed 3100 --claude 8 --projects 3 --full \

@@ -8,13 +8,7 @@
 load lib
 load oc
 
-setup() {
-	oc_setup
-	[[ -n ${AGENTGC_FIXTURE:-} && -x $AGENTGC_FIXTURE ]] || {
-		echo "AGENTGC_FIXTURE must name the agentgc-fixture binary" >&2
-		return 1
-	}
-}
+setup() { oc_setup; }
 
 # ls --json (with its extra arguments) and in-use for every session it lists must agree:
 # live true exactly where in-use exits 4, false where it exits 0.

@@ -8,10 +8,7 @@ load lib
 
 setup() {
 	agc_setup
-	[[ -n ${AGENTGC_FIXTURE:-} && -x $AGENTGC_FIXTURE ]] || {
-		echo "AGENTGC_FIXTURE must name the agentgc-fixture binary" >&2
-		return 1
-	}
+	need_fixture
 	rm -rf "$HOME" "$TMPDIR"
 	MAN=$BATS_TEST_TMPDIR/manifest.jsonl
 	# 9 of 12 sessions: /init and its output first; 3 renamed twice; 3 with a long prompt

@@ -8,10 +8,7 @@ load lib
 
 setup() {
 	agc_setup
-	[[ -n ${AGENTGC_FIXTURE:-} && -x $AGENTGC_FIXTURE ]] || {
-		echo "AGENTGC_FIXTURE must name the agentgc-fixture binary" >&2
-		return 1
-	}
+	need_fixture
 }
 
 teardown() { agc_teardown; }
