@@ -21,6 +21,7 @@
 #include "../json.h"
 #include "../proc.h"
 #include "../remove.h"
+#include "../scan.h"
 #include "../session.h"
 #include "../walk.h"
 #include "claude.h"
@@ -958,8 +959,9 @@ static void head_line(head *h, const char *line, size_t len, char **custom)
 	}
 }
 
-/* seen: the listing's lstat of name; has_dir: whether the session has its dir <S> beside the
- * transcript (custom-title.json can only be there). */
+/* seen: the listing's lstat of name; has_dir: whether custom-title.json may be in the session's
+ * dir <S> beside the transcript (only there can it be): <S> is a dir, and its walk either saw
+ * the name or could not see everything. */
 static void read_head(int dirfd_, const char *name, const struct stat *seen, bool has_dir, head *h)
 {
 	struct stat st;
@@ -2523,6 +2525,40 @@ static int grow_slots(uint32_t **slot, size_t *nslot, const pastes *P)
 	return 0;
 }
 
+/* A line of history.jsonl through jscan: true when it tells the line's session (*w, or NULL:
+ * nobody's, or not JSON as jansson reads it) and the line names no paste; false when the line
+ * is to be parsed with jansson (jscan not sure, or a non-empty pastedContents to be read). */
+static bool history_scan(const char *line, size_t len, char *id, row **w, rows *r)
+{
+	static const char *const keys[] = {"sessionId", "pastedContents"};
+	agc_jspan v[2];
+	char *sid;
+	size_t i;
+
+	*w = NULL;
+	if (agc_jscan_line(line, len, keys, 2, v) != AGC_JSCAN_OK)
+		return false;
+	if (v[1].p) {
+		/* only an object's members are looked at (json_object_foreach): {} names none */
+		if (v[1].p[0] == '{') {
+			for (i = 1; i < v[1].n && (v[1].p[i] == ' ' || v[1].p[i] == '\t' || v[1].p[i] == '\n' ||
+						   v[1].p[i] == '\r');
+			     i++)
+				;
+			if (i >= v[1].n || v[1].p[i] != '}')
+				return false;
+		}
+	}
+	if (!v[0].p || !agc_jscan_is_str(v[0]))
+		return true;
+	if (!(sid = agc_jscan_str(v[0])))
+		return false;
+	if (agc_id_uuid(sid, id) == 0)
+		*w = rows_find(r, id);
+	free(sid);
+	return true;
+}
+
 static void charge_history(rows *r, int cfg)
 {
 	agc_lines lr;
@@ -2557,11 +2593,19 @@ static void charge_history(rows *r, int cfg)
 	agc_lines_init(&lr, fd, AGC_LINE_MAX);
 	agc_lines_limit(&lr, (uint64_t)1 << 30);
 	for (before = lr.offset; agc_lines_next(&lr, &s, &len, &toolong) == 1; before = lr.offset) {
-		json_t *j = !toolong && len ? agc_json_parse(s, len) : NULL;
-		const char *sid = agc_json_str(j, "sessionId");
+		json_t *j = NULL;
 		char id[AGC_ID_MAX];
-		row *w = sid && agc_id_uuid(sid, id) == 0 ? rows_find(r, id) : NULL;
+		row *w = NULL;
 		row **slot = AGC_ARRAY_PUSH(&owners, (size_t)1 << 28);
+
+		if (!toolong && len && !history_scan(s, len, id, &w, r))
+			/* what the scanner is not sure of, or a line whose pastes are wanted: jansson */
+			j = agc_json_parse(s, len);
+		if (j) {
+			const char *sid = agc_json_str(j, "sessionId");
+
+			w = sid && agc_id_uuid(sid, id) == 0 ? rows_find(r, id) : NULL;
+		}
 
 		if (!slot) {
 			json_decref(j);
@@ -2650,8 +2694,13 @@ static void charge_history(rows *r, int cfg)
 /* Files in a projects/ dir that discovery takes with a session beside its transcript and dir
  * (discover_projects): the sidecars, in any project dir; the compaction and superseded
  * copies where the session has its transcript or dir; its dir in another project dir. */
+typedef struct pend_ent {
+	char *rel;
+	bool has; /* the session has its transcript or dir in this project dir (its listing) */
+} pend_ent;
+
 typedef struct pending {
-	char **v;
+	pend_ent *v;
 	size_t n, cap;
 } pending;
 
@@ -2661,8 +2710,8 @@ static void charge_pending(rows *r, agc_ls_sink *sink, int cfg, pending *pd)
 	size_t i, k;
 
 	for (i = 0; i < pd->n; i++) {
-		const char *rel = pd->v[i], *name = strrchr(rel, '/') + 1, *sfx = name + AGC_UUID_LEN;
-		char id[AGC_UUID_LEN + 1], kdir[4096], there[4200];
+		const char *rel = pd->v[i].rel, *name = strrchr(rel, '/') + 1, *sfx = name + AGC_UUID_LEN;
+		char id[AGC_UUID_LEN + 1], kdir[4096];
 		struct stat st;
 		row *w;
 		bool take = false, has;
@@ -2675,15 +2724,7 @@ static void charge_pending(rows *r, agc_ls_sink *sink, int cfg, pending *pd)
 		for (k = 0; k < sizeof(side) / sizeof(side[0]); k++)
 			take |= strcmp(sfx, side[k]) == 0;
 		/* the session has its transcript or dir in this project dir */
-		has = w->keydir && strcmp(kdir + 9, w->keydir) == 0;
-		if (!has) {
-			snprintf(there, sizeof(there), "%s/%s", kdir, id);
-			has = fstatat(cfg, there, &st, AT_SYMLINK_NOFOLLOW) == 0;
-		}
-		if (!has) {
-			snprintf(there, sizeof(there), "%s/%s.jsonl", kdir, id);
-			has = fstatat(cfg, there, &st, AT_SYMLINK_NOFOLLOW) == 0;
-		}
+		has = (w->keydir && strcmp(kdir + 9, w->keydir) == 0) || pd->v[i].has;
 		if (!*sfx)
 			/* the transcript's own dir was measured with it */
 			take = !w->keydir || strcmp(kdir + 9, w->keydir) != 0;
@@ -2793,19 +2834,278 @@ static int list_subagents(rows *r, agc_ls_sink *sink, size_t gate, bool children
 	return list_subagents_at(r, sink, gate, children, cfg, rel, parent, project, 0);
 }
 
+/* A sub-agent the walk of its parent's dir met, as list_subagents_at would list it. */
+typedef struct sub_seen {
+	char aid[AGC_CLAUDE_AGENT_ID_LEN + 1];
+	int64_t mtime_ms;
+	agc_size sz;
+} sub_seen;
+
+#define SUB_LEVELS 8 /* list_subagents_at's depth bound: dirs below subagents/ it lists */
+
+/* The walk of a session's dir <S> that measures it for ls (what agc_ls_charge does) and, in the
+ * same pass, learns what file_title and list_subagents_at would otherwise look for again:
+ * whether custom-title.json is there, and the sub-agents under subagents/. What the walk tells
+ * is used only when it saw everything (agc_scan_walk's complete); otherwise the old look-ups run,
+ * so the figures, titles and gate ids are the same either way. */
+typedef struct sdir_walk {
+	agc_ls_sink *sink;
+	size_t gate;
+	bool children;
+	const char *parent;
+	int cfg;
+	int *todos;      /* the run's todos/ fd: -1 not opened yet, -2 none */
+	bool title;      /* custom-title.json at depth 1, of whatever kind */
+	bool sub_odd;    /* subagents at depth 1 is no plain dir: list_subagents_at looks for itself */
+	bool in_sub;     /* the walk is inside subagents/ */
+	bool oom;
+	bool hidden[SUB_LEVELS + 1]; /* a name at that level below subagents/, or above it, begins with '.' */
+	struct {
+		sub_seen *v;
+		size_t n, cap;
+	} subs;
+} sdir_walk;
+
+static void sdir_visit(const agc_scan_ent *e, void *ud)
+{
+	sdir_walk *w = ud;
+	char aid[AGC_CLAUDE_AGENT_ID_LEN + 1];
+	unsigned k;
+
+	/* the gate, as agc_ls_charge's walk: every regular file and dir inside (R5); a mount point
+	 * is not the session's and is never measured */
+	if (!e->mount && (S_ISREG(e->st->st_mode) || S_ISDIR(e->st->st_mode)))
+		agc_ls_gate_file(w->sink, w->gate, e->st);
+	if (e->depth == 1) {
+		if (strcmp(e->name, "custom-title.json") == 0)
+			w->title = true;
+		w->in_sub = strcmp(e->name, "subagents") == 0;
+		if (w->in_sub && (e->mount || !S_ISDIR(e->st->st_mode)))
+			w->sub_odd = true; /* a link is followed there (agc_dir_at) */
+		return;
+	}
+	if (!w->in_sub || (k = e->depth - 2) > SUB_LEVELS)
+		return;
+	/* list_subagents_at skips names beginning with '.', and never enters such a dir */
+	w->hidden[k] = e->name[0] == '.' || (k > 0 && w->hidden[k - 1]);
+	if (w->hidden[k] || e->mount || !S_ISREG(e->st->st_mode) || !agc_claude_subagent_file(e->name, aid))
+		return;
+	{
+		sub_seen *s = AGC_ARRAY_PUSH(&w->subs, (size_t)1 << 26);
+		char side[4096];
+		struct stat ss;
+		int err;
+
+		if (!s) {
+			w->oom = true;
+			return;
+		}
+		memcpy(s->aid, aid, sizeof(aid));
+		if (!w->children)
+			return;
+		/* its figures, as list_subagents_at counts them */
+		s->mtime_ms = ms_of(&e->st->st_mtim);
+		agc_size_entry(e->dfd, e->name, e->st, &s->sz, NULL);
+		snprintf(side, sizeof(side), "agent-%s.meta.json", aid);
+		if (fstatat(e->dfd, side, &ss, AT_SYMLINK_NOFOLLOW) == 0)
+			agc_size_entry(e->dfd, side, &ss, &s->sz, NULL);
+		snprintf(side, sizeof(side), "%s-agent-%s.json", w->parent, aid);
+		if (*w->todos == -1 && agc_walk_open_dir(w->cfg, "todos", w->todos, &err) != AGC_WALK_OK)
+			*w->todos = -2; /* none, or not a real dir: nothing of it is counted */
+		if (*w->todos >= 0 && fstatat(*w->todos, side, &ss, AT_SYMLINK_NOFOLLOW) == 0)
+			agc_size_entry(*w->todos, side, &ss, &s->sz, NULL);
+	}
+}
+
+/* agc_ls_charge of the session's dir <S> (st its lstat, a dir) through sdir_visit. Returns what
+ * agc_ls_charge returns; *complete whether the walk saw all of it. */
+static int charge_sdir(sdir_walk *w, int dirfd_, const char *name, const struct stat *st, agc_size *sz,
+		       int64_t *mtime_ms, bool *complete)
+{
+	uint64_t b = 0, d = 0;
+	int64_t mt = 0;
+	int rc;
+
+	*complete = false;
+	rc = agc_scan_walk(dirfd_, name, st, AGC_SIZE_MAX_ENTRIES, sdir_visit, w, &b, &d, &mt, complete);
+	if (rc != 0)
+		return rc;
+	sz->bytes += b;
+	sz->disk += d;
+	if (mt > *mtime_ms)
+		*mtime_ms = mt;
+	/* the artifact itself, as the gate adds it */
+	agc_ls_gate_file(w->sink, w->gate, st);
+	if (w->oom)
+		*complete = false;
+	return 0;
+}
+
+/* The names of one projects/ dir, listed once: whether a session has its dir <S> or its
+ * transcript there is read from them instead of probed for (a probe of what is not there is a
+ * failing stat per session). */
+typedef struct pnames {
+	char **v;
+	size_t n, cap;
+	char **sorted;
+} pnames;
+
+static int str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static bool pnames_has(const pnames *pn, const char *name)
+{
+	return pn->sorted && bsearch(&name, pn->sorted, pn->n, sizeof(*pn->sorted), str_cmp);
+}
+
+static void pnames_release(pnames *pn)
+{
+	size_t i;
+
+	for (i = 0; i < pn->n; i++)
+		free(pn->v[i]);
+	free(pn->v);
+	free(pn->sorted);
+	memset(pn, 0, sizeof(*pn));
+}
+
+/* The listing of the dir open at pd, in its order and sorted; -1 out of memory. */
+static int pnames_read(pnames *pn, DIR *pd)
+{
+	struct dirent *f;
+
+	while ((f = readdir(pd))) {
+		char **slot;
+
+		if (f->d_name[0] == '.' && (!f->d_name[1] || (f->d_name[1] == '.' && !f->d_name[2])))
+			continue;
+		if (!(slot = AGC_ARRAY_PUSH(pn, (size_t)1 << 26)))
+			return -1;
+		if (!(*slot = agc_strdup(f->d_name))) {
+			pn->n--;
+			return -1;
+		}
+	}
+	if (pn->n && !(pn->sorted = malloc(pn->n * sizeof(*pn->sorted))))
+		return agc_error_oom();
+	if (pn->n) {
+		memcpy(pn->sorted, pn->v, pn->n * sizeof(*pn->sorted));
+		qsort(pn->sorted, pn->n, sizeof(*pn->sorted), str_cmp);
+	}
+	return 0;
+}
+
+/* One session of a projects/ dir: name is <S>.jsonl, st its lstat (a regular file). */
+static int list_session(rows *r, agc_ls_sink *sink, int cfg, bool children, int *todos, const char *key, DIR *pd,
+			const pnames *pn, const char *name, const struct stat *st)
+{
+	char sid[AGC_UUID_LEN + 1];
+	struct stat sst;
+	bool has_sdir, complete = false, charged = false, title_probe;
+	sdir_walk sw = {0};
+	agc_size sz = {0};
+	int64_t updated = ms_of(&st->st_mtim), proj_mtime = updated;
+	size_t gate, i, wi;
+	head h;
+	row *w;
+
+	memcpy(sid, name, AGC_UUID_LEN);
+	sid[AGC_UUID_LEN] = '\0';
+	/* the session's own dir <S>, looked at once for its title file, its size and its
+	 * sub-agents: only when the listing has it */
+	has_sdir = pnames_has(pn, sid) && fstatat(dirfd(pd), sid, &sst, AT_SYMLINK_NOFOLLOW) == 0;
+	gate = agc_ls_gate_new(sink, claude_index());
+	agc_ls_gate_id(sink, gate, sid);
+	agc_ls_charge(sink, gate, true, dirfd(pd), name, st, &sz, NULL);
+	if (has_sdir) {
+		int rc;
+
+		if (S_ISDIR(sst.st_mode)) {
+			sw.sink = sink;
+			sw.gate = gate;
+			sw.children = children;
+			sw.parent = sid;
+			sw.cfg = cfg;
+			sw.todos = todos;
+			rc = charge_sdir(&sw, dirfd(pd), sid, &sst, &sz, &updated, &complete);
+		} else {
+			rc = agc_ls_charge(sink, gate, true, dirfd(pd), sid, &sst, &sz, &updated);
+		}
+		if (rc == 0) {
+			charged = true;
+			/* the gate sees the dir itself, not what is measured in it */
+			if (ms_of(&sst.st_mtim) > proj_mtime)
+				proj_mtime = ms_of(&sst.st_mtim);
+		}
+	}
+	title_probe = has_sdir && S_ISDIR(sst.st_mode) && (!complete || sw.title);
+	read_head(dirfd(pd), name, st, title_probe, &h);
+	w = AGC_ARRAY_PUSH(r, (size_t)1 << 26);
+	if (!w) {
+		head_release(&h);
+		free(sw.subs.v);
+		return -1;
+	}
+	memcpy(w->id, sid, sizeof(sid));
+	w->project = agc_strpool_add(&r->projects, h.cwd);
+	free(h.cwd);
+	w->title = h.title;
+	w->prompt = h.prompt;
+	w->created_ms = h.created_ms ? h.created_ms : ms_of(&st->st_mtim);
+	w->updated_ms = updated;
+	w->proj_mtime = proj_mtime;
+	w->keydir = agc_strdup(key);
+	w->gate = gate;
+	w->sz = sz;
+	wi = r->n - 1;
+	if (!charged || !S_ISDIR(sst.st_mode)) {
+		free(sw.subs.v);
+		return 0;
+	}
+	if (!complete || sw.sub_odd) {
+		/* the walk did not see all of <S>: list_subagents looks for itself */
+		free(sw.subs.v);
+		return list_subagents(r, sink, gate, children, cfg, key, sid, w->project);
+	}
+	for (i = 0; i < sw.subs.n; i++) {
+		const sub_seen *s = &sw.subs.v[i];
+		row *c;
+
+		agc_ls_gate_id(sink, gate, s->aid);
+		if (!children)
+			continue;
+		c = AGC_ARRAY_PUSH(r, (size_t)1 << 26);
+		if (!c)
+			break;
+		memcpy(c->id, s->aid, sizeof(s->aid));
+		c->gate = gate;
+		c->parent = agc_strdup(sid);
+		c->project = r->v[wi].project;
+		c->updated_ms = s->mtime_ms;
+		c->created_ms = s->mtime_ms;
+		c->sz = s->sz;
+	}
+	free(sw.subs.v);
+	return 0;
+}
+
 static int list_projects(rows *r, agc_ls_sink *sink, const agc_root *root, int cfg, bool children,
 			 pending *pend)
 {
 	DIR *d = ls_dir(sink, root, cfg, "projects");
 	struct dirent *e;
 	size_t seen = 0;
+	int todos = -1, rc = 0;
 
 	if (!d)
 		return 0;
-	while ((e = readdir(d)) && seen++ < DIR_ENTRIES_MAX) {
+	while (rc == 0 && (e = readdir(d)) && seen++ < DIR_ENTRIES_MAX) {
 		DIR *pd;
-		struct dirent *f;
 		char rel[4096];
+		pnames pn = {0};
+		size_t j;
 
 		if (e->d_name[0] == '.' || !agc_id_path_safe(e->d_name))
 			continue;
@@ -2813,78 +3113,53 @@ static int list_projects(rows *r, agc_ls_sink *sink, const agc_root *root, int c
 		pd = ls_dir(sink, root, cfg, rel);
 		if (!pd)
 			continue;
-		while ((f = readdir(pd))) {
-			size_t nl = strlen(f->d_name);
-			struct stat st, sst;
-			char sid[AGC_UUID_LEN + 1];
-			bool has_sdir;
-			head h;
-			row *w;
-			size_t before;
+		if (pnames_read(&pn, pd) < 0) {
+			pnames_release(&pn);
+			closedir(pd);
+			rc = -1;
+			break;
+		}
+		for (j = 0; rc == 0 && j < pn.n; j++) {
+			const char *name = pn.v[j];
+			size_t nl = strlen(name);
+			struct stat st;
 
-			if (nl != AGC_UUID_LEN + 6 || strcmp(f->d_name + AGC_UUID_LEN, ".jsonl") != 0 ||
-			    !agc_id_is_uuid(f->d_name, AGC_UUID_LEN)) {
-				char **slot;
+			if (nl != AGC_UUID_LEN + 6 || strcmp(name + AGC_UUID_LEN, ".jsonl") != 0 ||
+			    !agc_id_is_uuid(name, AGC_UUID_LEN)) {
+				pend_ent *slot;
 
 				/* looked at once every session is known */
-				if (!pending_name(f->d_name) ||
-				    (size_t)snprintf(rel, sizeof(rel), "projects/%s/%s", e->d_name, f->d_name) >=
-					    sizeof(rel) ||
+				if (!pending_name(name) ||
+				    (size_t)snprintf(rel, sizeof(rel), "projects/%s/%s", e->d_name, name) >= sizeof(rel) ||
 				    !(slot = AGC_ARRAY_PUSH(pend, DIR_ENTRIES_MAX)))
 					continue;
-				if (!(*slot = agc_strdup(rel)))
+				if (!(slot->rel = agc_strdup(rel))) {
 					pend->n--;
-				continue;
-			}
-			if (fstatat(dirfd(pd), f->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
-				continue;
-			/* the session's own dir <S>, looked at once for its title file and its size */
-			memcpy(sid, f->d_name, AGC_UUID_LEN);
-			sid[AGC_UUID_LEN] = '\0';
-			has_sdir = fstatat(dirfd(pd), sid, &sst, AT_SYMLINK_NOFOLLOW) == 0;
-			read_head(dirfd(pd), f->d_name, &st, has_sdir && S_ISDIR(sst.st_mode), &h);
-			w = AGC_ARRAY_PUSH(r, (size_t)1 << 26);
-			if (!w) {
-				head_release(&h);
-				closedir(pd);
-				closedir(d);
-				return -1;
-			}
-			memcpy(w->id, f->d_name, AGC_UUID_LEN);
-			w->id[AGC_UUID_LEN] = '\0';
-			w->project = agc_strpool_add(&r->projects, h.cwd);
-			free(h.cwd);
-			w->title = h.title;
-			w->prompt = h.prompt;
-			w->created_ms = h.created_ms ? h.created_ms : ms_of(&st.st_mtim);
-			w->updated_ms = ms_of(&st.st_mtim);
-			w->proj_mtime = w->updated_ms;
-			w->keydir = agc_strdup(e->d_name);
-			w->gate = agc_ls_gate_new(sink, claude_index());
-			agc_ls_gate_id(sink, w->gate, w->id);
-			agc_ls_charge(sink, w->gate, true, dirfd(pd), f->d_name, &st, &w->sz, NULL);
-			before = r->n;
-			/* the session's own dir (sub-agents, tool results) */
-			{
-				if (has_sdir &&
-				    agc_ls_charge(sink, r->v[before - 1].gate, true, dirfd(pd), sid, &sst,
-						  &r->v[before - 1].sz, &r->v[before - 1].updated_ms) == 0) {
-					char pid_[AGC_UUID_LEN + 1];
-
-					/* the gate sees the dir itself, not what is measured in it */
-					if (ms_of(&sst.st_mtim) > r->v[before - 1].proj_mtime)
-						r->v[before - 1].proj_mtime = ms_of(&sst.st_mtim);
-					memcpy(pid_, sid, sizeof(pid_));
-					if (S_ISDIR(sst.st_mode))
-						list_subagents(r, sink, r->v[before - 1].gate, children, cfg, e->d_name, pid_,
-							       r->v[before - 1].project);
+					continue;
 				}
+				/* whether the session has its transcript or dir in this project dir */
+				{
+					char there[AGC_UUID_LEN + 7];
+
+					memcpy(there, name, AGC_UUID_LEN);
+					there[AGC_UUID_LEN] = '\0';
+					slot->has = pnames_has(&pn, there);
+					memcpy(there + AGC_UUID_LEN, ".jsonl", 7);
+					slot->has = slot->has || pnames_has(&pn, there);
+				}
+				continue;
 			}
+			if (fstatat(dirfd(pd), name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
+				continue;
+			rc = list_session(r, sink, cfg, children, &todos, e->d_name, pd, &pn, name, &st);
 		}
+		pnames_release(&pn);
 		closedir(pd);
 	}
 	closedir(d);
-	return 0;
+	if (todos >= 0)
+		close(todos);
+	return rc;
 }
 
 static void mark_all_live(rows *r, agc_ls_sink *sink)
@@ -3104,7 +3379,7 @@ out:
 		free(r.v[i].keydir);
 	}
 	for (i = 0; i < pend.n; i++)
-		free(pend.v[i]);
+		free(pend.v[i].rel);
 	free(pend.v);
 	free(scratch);
 	free(r.v);
