@@ -1151,6 +1151,11 @@ typedef struct dir_state {
 typedef struct claude_run {
 	hist_state hist;
 	dir_state todos, telemetry;
+	/* projects/ and each of its dirs (pdirs[i] is that of projects.names.v[i]): a discovery
+	 * looks up the names it would probe for, and probes only those listed */
+	dir_state projects;
+	dir_state *pdirs;
+	size_t npdirs;
 } claude_run;
 
 static void hist_release(hist_state *h)
@@ -1176,6 +1181,17 @@ static void dir_release(dir_state *d)
 	memset(d, 0, sizeof(*d));
 }
 
+static void pdirs_release(claude_run *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->npdirs; i++)
+		dir_release(&r->pdirs[i]);
+	free(r->pdirs);
+	r->pdirs = NULL;
+	r->npdirs = 0;
+}
+
 static void *claude_run_new(void)
 {
 	claude_run *r = calloc(1, sizeof(*r));
@@ -1194,6 +1210,8 @@ static void claude_run_free(void *run)
 	hist_release(&r->hist);
 	dir_release(&r->todos);
 	dir_release(&r->telemetry);
+	pdirs_release(r);
+	dir_release(&r->projects);
 	free(r);
 }
 
@@ -2062,6 +2080,101 @@ static int discover_subagent(agc_plan *p, int cfg, const char *id)
 	return 0;
 }
 
+/* Whether name is in the listing ds. */
+static bool dir_has(const dir_state *ds, const char *name)
+{
+	struct dent k = {name, 0};
+
+	return ds->names.n && bsearch(&k, ds->sorted, ds->names.n, sizeof(*ds->sorted), dent_cmp);
+}
+
+/* A run of many ids: projects/ as the run listed it, while it stays as it was (dir_get); the
+ * listings of its dirs (run->pdirs, by position in it) go when it is listed again. */
+static dir_state *projects_listing(claude_run *run, int cfg)
+{
+	agc_filekey was = run->projects.key;
+	bool ok = run->projects.ok;
+	dir_state *ds;
+	DIR *d = agc_dir_at(cfg, "projects");
+
+	if (!d)
+		return NULL;
+	ds = dir_get(&run->projects, d);
+	closedir(d);
+	if (ds && ok && agc_filekey_same(&was, &ds->key) && run->npdirs == ds->names.n)
+		return ds;
+	pdirs_release(run);
+	if (!ds || !ds->names.n)
+		return ds;
+	if (!(run->pdirs = calloc(ds->names.n, sizeof(*run->pdirs))))
+		return NULL;
+	run->npdirs = ds->names.n;
+	return ds;
+}
+
+/* The listing of projects/<key> (projects is the dir open at fd) as the run made it, while the
+ * dir stays as it was; NULL when there is none to use. */
+static dir_state *project_listing(claude_run *run, const dir_state *projects, int fd, const char *key)
+{
+	struct dent k = {key, 0}, *hit;
+	dir_state *pd;
+	DIR *kd;
+
+	if (!projects || !run->npdirs)
+		return NULL;
+	hit = bsearch(&k, projects->sorted, projects->names.n, sizeof(*projects->sorted), dent_cmp);
+	if (!hit)
+		return NULL;
+	/* as the probes reach it: through a link there (discovery looks through it read-only) */
+	if (!(kd = agc_dir_at(fd, key)))
+		return NULL;
+	pd = dir_get(&run->pdirs[hit->pos], kd);
+	closedir(kd);
+	return pd;
+}
+
+/* add_prefixed's files of dir taken from its listing ds, in the order a listing gives them. */
+static int add_listed(agc_plan *p, size_t root, const char *dir, const dir_state *ds, const char *prefix,
+		      const char *suffix, unsigned flags)
+{
+	struct { size_t *v; size_t n, cap; } at = {0};
+	size_t pl = strlen(prefix), sl = suffix ? strlen(suffix) : 0, a = 0, b = ds->names.n, k;
+	char rel[4096];
+	int rc = 0;
+
+	while (a < b) {
+		size_t m = a + (b - a) / 2;
+
+		if (strcmp(ds->sorted[m].name, prefix) < 0)
+			a = m + 1;
+		else
+			b = m;
+	}
+	for (; rc == 0 && a < ds->names.n && strncmp(ds->sorted[a].name, prefix, pl) == 0; a++) {
+		size_t *s = AGC_ARRAY_PUSH(&at, DIR_ENTRIES_MAX);
+
+		if (!s)
+			rc = -1;
+		else
+			*s = ds->sorted[a].pos;
+	}
+	if (at.n)
+		qsort(at.v, at.n, sizeof(*at.v), size_cmp);
+	for (k = 0; rc == 0 && k < at.n; k++) {
+		const char *name = ds->names.v[at.v[k]];
+		size_t nl = strlen(name);
+
+		if (nl <= pl + sl || (sl && strcmp(name + nl - sl, suffix) != 0))
+			continue;
+		if ((size_t)snprintf(rel, sizeof(rel), "%s/%s", dir, name) >= sizeof(rel))
+			continue;
+		if (agc_plan_add_art(p, root, rel, p->id, flags, NULL) < 0)
+			rc = -1;
+	}
+	free(at.v);
+	return rc;
+}
+
 static int discover_projects(agc_plan *p, int cfg, const char *id)
 {
 	static const char *const side[] = {".ccr-tip.json", ".precompact.json", ".desktop-released.json"};
@@ -2070,19 +2183,31 @@ static int discover_projects(agc_plan *p, int cfg, const char *id)
 	size_t seen = 0, i;
 	char rel[4096], prefix[128];
 	struct stat st;
+	dir_state *plist = NULL;
 	int rc = 0;
 
 	if (!d)
 		return 0;
+	if (p->run)
+		plist = projects_listing(p->run, cfg);
 	while ((e = readdir(d)) && seen++ < DIR_ENTRIES_MAX) {
 		bool has = false;
 		int got;
 
+		dir_state *ls = NULL;
+		char nm[AGC_ID_MAX + 32];
+
 		if (e->d_name[0] == '.' || !agc_id_path_safe(e->d_name))
 			continue;
+		/* a run of many ids: only what the dir's listing has is looked at (each probe of
+		 * what is not there is a walk to a failing stat); every hit is still reached and
+		 * checked by agc_plan_add_art as a probe would be */
+		if (p->run)
+			ls = project_listing(p->run, plist, dirfd(d), e->d_name);
 		/* The transcript is the record discovery keys on: it goes last (R6). */
 		snprintf(rel, sizeof(rel), "projects/%s/%s.jsonl", e->d_name, id);
-		got = agc_plan_add_art(p, R_CONFIG, rel, id, AGC_ART_RECORD, NULL);
+		snprintf(nm, sizeof(nm), "%s.jsonl", id);
+		got = ls && !dir_has(ls, nm) ? 0 : agc_plan_add_art(p, R_CONFIG, rel, id, AGC_ART_RECORD, NULL);
 		if (got < 0)
 			goto fail;
 		if (got > 0) {
@@ -2106,7 +2231,7 @@ static int discover_projects(agc_plan *p, int cfg, const char *id)
 			}
 		}
 		snprintf(rel, sizeof(rel), "projects/%s/%s", e->d_name, id);
-		got = agc_plan_add_art(p, R_CONFIG, rel, id, 0, NULL);
+		got = ls && !dir_has(ls, id) ? 0 : agc_plan_add_art(p, R_CONFIG, rel, id, 0, NULL);
 		if (got < 0)
 			goto fail;
 		has |= got > 0;
@@ -2120,16 +2245,19 @@ static int discover_projects(agc_plan *p, int cfg, const char *id)
 		 * looks in every project dir, so nothing of the session is missed. */
 		for (i = 0; i < sizeof(side) / sizeof(side[0]) && (has || !p->gate_only); i++) {
 			snprintf(rel, sizeof(rel), "projects/%s/%s%s", e->d_name, id, side[i]);
-			if (agc_plan_add_art(p, R_CONFIG, rel, id, 0, NULL) < 0)
+			snprintf(nm, sizeof(nm), "%s%s", id, side[i]);
+			if ((!ls || dir_has(ls, nm)) && agc_plan_add_art(p, R_CONFIG, rel, id, 0, NULL) < 0)
 				goto fail;
 		}
 		if (has) {
 			snprintf(rel, sizeof(rel), "projects/%s", e->d_name);
 			snprintf(prefix, sizeof(prefix), "%s.jsonl.compact.tmp.", id);
-			if (add_prefixed(p, R_CONFIG, cfg, rel, prefix, NULL, 0) < 0)
+			if ((ls ? add_listed(p, R_CONFIG, rel, ls, prefix, NULL, 0)
+				: add_prefixed(p, R_CONFIG, cfg, rel, prefix, NULL, 0)) < 0)
 				goto fail;
 			snprintf(prefix, sizeof(prefix), "%s.jsonl.superseded-", id);
-			if (add_prefixed(p, R_CONFIG, cfg, rel, prefix, NULL, 0) < 0)
+			if ((ls ? add_listed(p, R_CONFIG, rel, ls, prefix, NULL, 0)
+				: add_prefixed(p, R_CONFIG, cfg, rel, prefix, NULL, 0)) < 0)
 				goto fail;
 		}
 	}
