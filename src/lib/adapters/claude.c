@@ -1143,19 +1143,31 @@ typedef struct hist_state {
 
 typedef struct dir_state {
 	bool ok;
+	bool pass; /* made during the run state's residual pass (claude_run.pass) */
 	agc_filekey key;
 	struct { char **v; size_t n, cap; } names;   /* in readdir order */
 	struct dent { const char *name; size_t pos; } *sorted; /* the names, by name */
 } dir_state;
 
+/* A dir and the listings of its dirs (subs[i] is that of top.names.v[i]). */
+typedef struct tree_state {
+	dir_state top;
+	dir_state *subs;
+	size_t nsubs;
+} tree_state;
+
 typedef struct claude_run {
+	/* R7: a state is new after every removal of a stretch, and its first discoveries are the
+	 * stretch's residuals: while only they have used it, a listing it made is used as is by
+	 * the others (one fresh pass: no dir changed by the removals is listed once per id). The
+	 * first discovery of another kind ends the pass; then a listing is kept only by dir_get's
+	 * rule. */
+	bool pass;
 	hist_state hist;
 	dir_state todos, telemetry;
-	/* projects/ and each of its dirs (pdirs[i] is that of projects.names.v[i]): a discovery
-	 * looks up the names it would probe for, and probes only those listed */
-	dir_state projects;
-	dir_state *pdirs;
-	size_t npdirs;
+	/* projects/ and the temp root's claude-<uid>/ with each of their dirs: a discovery looks
+	 * up the names it would probe for, and probes only those listed */
+	tree_state projects, temp;
 } claude_run;
 
 static void hist_release(hist_state *h)
@@ -1181,15 +1193,15 @@ static void dir_release(dir_state *d)
 	memset(d, 0, sizeof(*d));
 }
 
-static void pdirs_release(claude_run *r)
+static void subs_release(tree_state *t)
 {
 	size_t i;
 
-	for (i = 0; i < r->npdirs; i++)
-		dir_release(&r->pdirs[i]);
-	free(r->pdirs);
-	r->pdirs = NULL;
-	r->npdirs = 0;
+	for (i = 0; i < t->nsubs; i++)
+		dir_release(&t->subs[i]);
+	free(t->subs);
+	t->subs = NULL;
+	t->nsubs = 0;
 }
 
 static void *claude_run_new(void)
@@ -1198,6 +1210,8 @@ static void *claude_run_new(void)
 
 	if (!r)
 		agc_error_oom();
+	else
+		r->pass = true;
 	return r;
 }
 
@@ -1210,8 +1224,10 @@ static void claude_run_free(void *run)
 	hist_release(&r->hist);
 	dir_release(&r->todos);
 	dir_release(&r->telemetry);
-	pdirs_release(r);
-	dir_release(&r->projects);
+	subs_release(&r->projects);
+	dir_release(&r->projects.top);
+	subs_release(&r->temp);
+	dir_release(&r->temp.top);
 	free(r);
 }
 
@@ -1663,13 +1679,19 @@ static long history_which(void *m, const char *line, size_t len)
 	return at;
 }
 
+/* Whether plan p's discovery is one of its run state's residual pass (claude_run.pass). */
+static bool run_pass(const agc_plan *p)
+{
+	return p->run && p->again && ((const claude_run *)p->run)->pass;
+}
+
 /* The names of dir (todos/, telemetry/) as the run listed them, unless the dir changed. */
 static int dent_cmp(const void *a, const void *b)
 {
 	return strcmp(((const struct dent *)a)->name, ((const struct dent *)b)->name);
 }
 
-static dir_state *dir_get(dir_state *ds, DIR *d)
+static dir_state *dir_get(dir_state *ds, DIR *d, bool pass)
 {
 	struct timespec now;
 	int64_t began;
@@ -1681,7 +1703,7 @@ static dir_state *dir_get(dir_state *ds, DIR *d)
 	if (fstat(dirfd(d), &st) < 0)
 		return NULL;
 	agc_filekey_of(&st, &k);
-	if (ds->ok && agc_filekey_same(&ds->key, &k))
+	if ((ds->ok || (pass && ds->pass)) && agc_filekey_same(&ds->key, &k))
 		return ds;
 	dir_release(ds);
 	clock_gettime(CLOCK_REALTIME, &now);
@@ -1711,6 +1733,7 @@ static dir_state *dir_get(dir_state *ds, DIR *d)
 	 * one leaves them as they were. A listing is kept only when the dir last changed well
 	 * before it began, so any later change shows in its times. */
 	ds->ok = (k.mtime_ns > k.ctime_ns ? k.mtime_ns : k.ctime_ns) < began - DIR_RACY_NS;
+	ds->pass = pass;
 	return ds;
 }
 
@@ -1873,7 +1896,7 @@ static int add_prefixed(agc_plan *p, size_t root, int rootfd, const char *dir, c
 	/* a run of many ids: todos/ and telemetry/ listed once, while they stay as they were */
 	if (p->run && root == R_CONFIG && (strcmp(dir, "todos") == 0 || strcmp(dir, "telemetry") == 0)) {
 		claude_run *run = p->run;
-		dir_state *ds = dir_get(strcmp(dir, "todos") == 0 ? &run->todos : &run->telemetry, d);
+		dir_state *ds = dir_get(strcmp(dir, "todos") == 0 ? &run->todos : &run->telemetry, d, run_pass(p));
 
 		if (ds) {
 			struct { size_t *v; size_t n, cap; } at = {0};
@@ -2088,49 +2111,59 @@ static bool dir_has(const dir_state *ds, const char *name)
 	return ds->names.n && bsearch(&k, ds->sorted, ds->names.n, sizeof(*ds->sorted), dent_cmp);
 }
 
-/* A run of many ids: projects/ as the run listed it, while it stays as it was (dir_get); the
- * listings of its dirs (run->pdirs, by position in it) go when it is listed again. */
-static dir_state *projects_listing(claude_run *run, int cfg)
+/* A run of many ids: the dir rel beneath rootfd (projects/, the temp root's claude-<uid>/) as
+ * the run listed it, while it stays as it was (dir_get); the listings of its dirs go when it is
+ * listed again. */
+static dir_state *tree_top(tree_state *t, int rootfd, const char *rel, bool pass)
 {
-	agc_filekey was = run->projects.key;
-	bool ok = run->projects.ok;
+	agc_filekey was = t->top.key;
+	bool ok = t->top.ok || (pass && t->top.pass);
 	dir_state *ds;
-	DIR *d = agc_dir_at(cfg, "projects");
+	DIR *d = agc_dir_at(rootfd, rel);
 
 	if (!d)
 		return NULL;
-	ds = dir_get(&run->projects, d);
+	ds = dir_get(&t->top, d, pass);
 	closedir(d);
-	if (ds && ok && agc_filekey_same(&was, &ds->key) && run->npdirs == ds->names.n)
+	if (ds && ok && agc_filekey_same(&was, &ds->key) && t->nsubs == ds->names.n)
 		return ds;
-	pdirs_release(run);
+	subs_release(t);
 	if (!ds || !ds->names.n)
 		return ds;
-	if (!(run->pdirs = calloc(ds->names.n, sizeof(*run->pdirs))))
+	if (!(t->subs = calloc(ds->names.n, sizeof(*t->subs))))
 		return NULL;
-	run->npdirs = ds->names.n;
+	t->nsubs = ds->names.n;
 	return ds;
 }
 
-/* The listing of projects/<key> (projects is the dir open at fd) as the run made it, while the
- * dir stays as it was; NULL when there is none to use. */
-static dir_state *project_listing(claude_run *run, const dir_state *projects, int fd, const char *key)
+/* The listing of the dir key of the top dir open at fd (top its listing, from tree_top) as the
+ * run made it, while the dir stays as it was; NULL when there is none to use. */
+static dir_state *tree_sub(tree_state *t, const dir_state *top, int fd, const char *key, bool pass)
 {
 	struct dent k = {key, 0}, *hit;
-	dir_state *pd;
+	struct stat st;
+	agc_filekey now;
+	dir_state *sd;
 	DIR *kd;
 
-	if (!projects || !run->npdirs)
+	if (!top || !t->nsubs)
 		return NULL;
-	hit = bsearch(&k, projects->sorted, projects->names.n, sizeof(*projects->sorted), dent_cmp);
+	hit = bsearch(&k, top->sorted, top->names.n, sizeof(*top->sorted), dent_cmp);
 	if (!hit)
 		return NULL;
-	/* as the probes reach it: through a link there (discovery looks through it read-only) */
+	/* as the probes reach it: through a link there (discovery looks through it read-only);
+	 * a listing still good is told by one stat, without opening the dir */
+	sd = &t->subs[hit->pos];
+	if ((sd->ok || (pass && sd->pass)) && fstatat(fd, key, &st, 0) == 0 && S_ISDIR(st.st_mode)) {
+		agc_filekey_of(&st, &now);
+		if (agc_filekey_same(&sd->key, &now))
+			return sd;
+	}
 	if (!(kd = agc_dir_at(fd, key)))
 		return NULL;
-	pd = dir_get(&run->pdirs[hit->pos], kd);
+	sd = dir_get(sd, kd, pass);
 	closedir(kd);
-	return pd;
+	return sd;
 }
 
 /* add_prefixed's files of dir taken from its listing ds, in the order a listing gives them. */
@@ -2189,7 +2222,7 @@ static int discover_projects(agc_plan *p, int cfg, const char *id)
 	if (!d)
 		return 0;
 	if (p->run)
-		plist = projects_listing(p->run, cfg);
+		plist = tree_top(&((claude_run *)p->run)->projects, cfg, "projects", run_pass(p));
 	while ((e = readdir(d)) && seen++ < DIR_ENTRIES_MAX) {
 		bool has = false;
 		int got;
@@ -2203,7 +2236,7 @@ static int discover_projects(agc_plan *p, int cfg, const char *id)
 		 * what is not there is a walk to a failing stat); every hit is still reached and
 		 * checked by agc_plan_add_art as a probe would be */
 		if (p->run)
-			ls = project_listing(p->run, plist, dirfd(d), e->d_name);
+			ls = tree_sub(&((claude_run *)p->run)->projects, plist, dirfd(d), e->d_name, run_pass(p));
 		/* The transcript is the record discovery keys on: it goes last (R6). */
 		snprintf(rel, sizeof(rel), "projects/%s/%s.jsonl", e->d_name, id);
 		snprintf(nm, sizeof(nm), "%s.jsonl", id);
@@ -2272,6 +2305,7 @@ fail:
 static int discover_temp(agc_plan *p, int tmp, uid_t uid, const char *id)
 {
 	char top[64], rel[4096], scratch[13];
+	dir_state *keys = NULL;
 	DIR *d;
 	struct dirent *e;
 	size_t seen = 0;
@@ -2280,10 +2314,19 @@ static int discover_temp(agc_plan *p, int tmp, uid_t uid, const char *id)
 	d = agc_plan_dir(p, R_TEMP, tmp, top);
 	if (!d)
 		return 0;
+	/* a run of many ids: the key dirs' listings, as for projects/ (discover_projects) */
+	if (p->run)
+		keys = tree_top(&((claude_run *)p->run)->temp, tmp, top, run_pass(p));
 	/* Every key dir of the temp root: a symlinked one is looked through (read-only) so that
 	 * what lies behind it is found and reported, never removed (R2). */
 	while ((e = readdir(d)) && seen++ < DIR_ENTRIES_MAX) {
+		dir_state *ls = NULL;
+
 		if (e->d_name[0] == '.' || !agc_id_path_safe(e->d_name))
+			continue;
+		if (p->run)
+			ls = tree_sub(&((claude_run *)p->run)->temp, keys, dirfd(d), e->d_name, run_pass(p));
+		if (ls && !dir_has(ls, id))
 			continue;
 		snprintf(rel, sizeof(rel), "%s/%s/%s", top, e->d_name, id);
 		if (agc_plan_add_art(p, R_TEMP, rel, id, 0, NULL) < 0) {
@@ -2303,6 +2346,9 @@ static int claude_discover(agc_plan *p)
 	int cfg = agc_plan_rootfd(p, R_CONFIG), tmp = agc_plan_rootfd(p, R_TEMP);
 	char rel[256], target[512], prefix[128];
 	ssize_t tl;
+
+	if (p->run && !p->again)
+		((claude_run *)p->run)->pass = false; /* the residual pass, if any, is over */
 
 	if (cfg >= 0 && subagent_id(id))
 		return discover_subagent(p, cfg, id);
