@@ -2238,8 +2238,11 @@ static bool batch_recheck(batch *b, size_t k)
 	size_t i;
 	bool live = false;
 
-	/* (a) the registry, by a discovery of what the gate needs, from scratch */
-	if (discover(b->ctx, (size_t)it->agent, it->p.id, &fresh, DISCOVER_GATE) < 0) {
+	/* (a) the registry, by a discovery of what the gate needs: the registry read from scratch
+	 * (no adapter keeps it in the run's state); only its holders are taken, so the run's
+	 * listings of the dirs where artifacts are looked for (each used only while its dir is as
+	 * it was) spare probing every project dir again */
+	if (discover_in(b->ctx, (size_t)it->agent, it->p.id, &fresh, DISCOVER_GATE, NULL, 0, b->run[it->agent]) < 0) {
 		agc_report_add_holder(it->r, 0, agc_error_last(), "process-table", NULL);
 		agc_plan_release(&fresh);
 		return true;

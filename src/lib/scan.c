@@ -192,7 +192,9 @@ typedef struct sc_walk {
 	uint64_t bytes, disk;
 	int64_t mtime_ms;     /* newest mtime seen */
 	agc_scan_visit visit;
+	agc_scan_visit_at visit_at; /* agc_scan_walk's: names, depths, mount points too */
 	void *ud;
+	bool complete;        /* every dir inside listed to its end, nothing left out */
 	char *bufs[AGC_SCAN_MAX_DEPTH + 1]; /* getdents64 buffers, one a depth, made when first needed */
 } sc_walk;
 
@@ -244,14 +246,24 @@ static void sc_entry(sc_walk *w, int dfd, const char *name, unsigned depth)
 #else
 	if (lstat_mask(dfd, name, 0, &st, &mnt) < 0)
 #endif
+	{
+		w->complete = false;
 		return; /* gone, or not ours to look at: left out of the estimate */
+	}
 	w->entries++;
 	if (w->max_entries && w->entries >= w->max_entries)
 		w->stop = true;
+	if (w->visit_at) {
+		agc_scan_ent e = {dfd, name, &st, depth, mnt == AGC_MNT_YES};
+
+		w->visit_at(&e, w->ud);
+	}
 	/* R3: a mount point (a bind mount of another dir or file, even of the same file system)
 	 * is neither entered, measured nor visited: what lies there is not the artifact's. */
-	if (mnt == AGC_MNT_YES)
+	if (mnt == AGC_MNT_YES) {
+		w->complete = false;
 		return;
+	}
 	if (w->visit)
 		w->visit(&st, w->ud);
 	w->disk += (uint64_t)st.st_blocks * 512;
@@ -265,11 +277,15 @@ static void sc_entry(sc_walk *w, int dfd, const char *name, unsigned depth)
 	}
 	/* R3: a directory on another file system is a mount point, or a file system of its own
 	 * (a btrfs subvolume): stay off it. R8: one fd and one frame a level stay finite. */
-	if (st.st_dev != w->dev || depth >= AGC_SCAN_MAX_DEPTH)
+	if (st.st_dev != w->dev || depth >= AGC_SCAN_MAX_DEPTH) {
+		w->complete = false;
 		return;
+	}
 	cfd = open_checked(dfd, name, &st, &why);
 	if (cfd >= 0)
 		sc_dir(w, cfd, depth + 1);
+	else
+		w->complete = false;
 }
 
 #ifdef __linux__
@@ -290,6 +306,7 @@ static void sc_dir(sc_walk *w, int dfd, unsigned depth)
 	char *buf = w->bufs[depth];
 
 	if (!buf && !(buf = w->bufs[depth] = malloc(SCAN_BUF_BYTES))) {
+		w->complete = false;
 		close(dfd);
 		return;
 	}
@@ -297,6 +314,8 @@ static void sc_dir(sc_walk *w, int dfd, unsigned depth)
 		long n = syscall(SYS_getdents64, dfd, buf, SCAN_BUF_BYTES);
 		long off;
 
+		if (n < 0)
+			w->complete = false;
 		if (n <= 0)
 			break; /* the end, or a dir that cannot be read: left out of the estimate */
 		for (off = 0; off < n && !w->stop;) {
@@ -309,12 +328,15 @@ static void sc_dir(sc_walk *w, int dfd, unsigned depth)
 			sc_entry(w, dfd, name, depth);
 		}
 	}
+	if (w->stop)
+		w->complete = false;
 	close(dfd);
 #else
 	DIR *d = fdopendir(dfd);
 	struct dirent *de;
 
 	if (!d) {
+		w->complete = false;
 		close(dfd);
 		return;
 	}
@@ -323,12 +345,15 @@ static void sc_dir(sc_walk *w, int dfd, unsigned depth)
 			continue;
 		sc_entry(w, dirfd(d), de->d_name, depth);
 	}
+	if (w->stop)
+		w->complete = false;
 	closedir(d);
 #endif
 }
 
-int agc_scan_size_in(int dirfd, const char *name, const struct stat *st, uint64_t max_entries,
-		     agc_scan_visit visit, void *ud, uint64_t *bytes, uint64_t *disk, int64_t *mtime_ms)
+static int scan_in(int dirfd, const char *name, const struct stat *st, uint64_t max_entries,
+		   agc_scan_visit visit, agc_scan_visit_at visit_at, void *ud, uint64_t *bytes, uint64_t *disk,
+		   int64_t *mtime_ms, bool *complete)
 {
 	struct stat own;
 	agc_mnt mnt = AGC_MNT_UNKNOWN;
@@ -345,6 +370,8 @@ int agc_scan_size_in(int dirfd, const char *name, const struct stat *st, uint64_
 		st = &own;
 	}
 	mt = mtime_ms_of(st);
+	if (complete)
+		*complete = false; /* until a walk of a dir says otherwise */
 	/* R3: an artifact that is a mount point is not entered nor counted, yet still there to be
 	 * reported. With the caller's st, a dir that is one is still told on the opened fd. */
 	if (mnt == AGC_MNT_YES) {
@@ -376,9 +403,13 @@ int agc_scan_size_in(int dirfd, const char *name, const struct stat *st, uint64_
 		w->max_entries = max_entries;
 		w->mtime_ms = mt;
 		w->visit = visit;
+		w->visit_at = visit_at;
 		w->ud = ud;
+		w->complete = true;
 		w->disk = (uint64_t)st->st_blocks * 512;
 		sc_dir(w, dfd, 1);
+		if (complete)
+			*complete = w->complete;
 		b = w->bytes;
 		dk = w->disk;
 		mt = w->mtime_ms;
@@ -397,6 +428,19 @@ out:
 	if (mtime_ms)
 		*mtime_ms = mt;
 	return 0;
+}
+
+int agc_scan_size_in(int dirfd, const char *name, const struct stat *st, uint64_t max_entries,
+		     agc_scan_visit visit, void *ud, uint64_t *bytes, uint64_t *disk, int64_t *mtime_ms)
+{
+	return scan_in(dirfd, name, st, max_entries, visit, NULL, ud, bytes, disk, mtime_ms, NULL);
+}
+
+int agc_scan_walk(int dirfd, const char *name, const struct stat *st, uint64_t max_entries,
+		  agc_scan_visit_at visit, void *ud, uint64_t *bytes, uint64_t *disk, int64_t *mtime_ms,
+		  bool *complete)
+{
+	return scan_in(dirfd, name, st, max_entries, NULL, visit, ud, bytes, disk, mtime_ms, complete);
 }
 
 int agc_scan_measure(int rootfd, const char *rel, uint64_t max_entries, agc_scan_visit visit, void *ud,

@@ -4,6 +4,7 @@
 #ifndef AGC_SCAN_H
 #define AGC_SCAN_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -51,6 +52,29 @@ typedef void (*agc_scan_visit)(const struct stat *st, void *ud);
  * Returns 0 (the outputs that are not NULL written), AGC_ENOTFOUND, or -1. */
 int agc_scan_size_in(int dirfd, const char *name, const struct stat *st, uint64_t max_entries,
 		     agc_scan_visit visit, void *ud, uint64_t *bytes, uint64_t *disk, int64_t *mtime_ms);
+
+/* An entry agc_scan_walk looked at: its name in the open directory dfd (both valid only during
+ * the call), its lstat, its depth (1 for the artifact's own entries) and whether it is a mount
+ * point (then it is neither measured nor entered). */
+typedef struct agc_scan_ent {
+	int dfd;
+	const char *name;
+	const struct stat *st;
+	unsigned depth;
+	bool mount;
+} agc_scan_ent;
+
+typedef void (*agc_scan_visit_at)(const agc_scan_ent *e, void *ud);
+
+/* agc_scan_size_in, one pass over each directory, with a visitor that is told every entry
+ * looked at, names and mount points included, so a caller that needs a dir's names learns them
+ * from the measuring walk instead of listing or probing the dir again. *complete is true when
+ * name is a directory and every directory inside was listed to its end with nothing left out
+ * (no mount point, no other file system, nothing unreadable or changed, no bound reached):
+ * only then does a name the visitor was not told of not exist there. */
+int agc_scan_walk(int dirfd, const char *name, const struct stat *st, uint64_t max_entries,
+		  agc_scan_visit_at visit, void *ud, uint64_t *bytes, uint64_t *disk, int64_t *mtime_ms,
+		  bool *complete);
 
 /* agc_scan_size_in of rel beneath rootfd (borrowed), reached one component at a time with
  * O_NOFOLLOW (R2: a link on the way is refused, -1). */

@@ -21,6 +21,7 @@
 #include "../json.h"
 #include "../proc.h"
 #include "../remove.h"
+#include "../scan.h"
 #include "../session.h"
 #include "../walk.h"
 #include "claude.h"
@@ -958,8 +959,9 @@ static void head_line(head *h, const char *line, size_t len, char **custom)
 	}
 }
 
-/* seen: the listing's lstat of name; has_dir: whether the session has its dir <S> beside the
- * transcript (custom-title.json can only be there). */
+/* seen: the listing's lstat of name; has_dir: whether custom-title.json may be in the session's
+ * dir <S> beside the transcript (only there can it be): <S> is a dir, and its walk either saw
+ * the name or could not see everything. */
 static void read_head(int dirfd_, const char *name, const struct stat *seen, bool has_dir, head *h)
 {
 	struct stat st;
@@ -1141,14 +1143,31 @@ typedef struct hist_state {
 
 typedef struct dir_state {
 	bool ok;
+	bool pass; /* made during the run state's residual pass (claude_run.pass) */
 	agc_filekey key;
 	struct { char **v; size_t n, cap; } names;   /* in readdir order */
 	struct dent { const char *name; size_t pos; } *sorted; /* the names, by name */
 } dir_state;
 
+/* A dir and the listings of its dirs (subs[i] is that of top.names.v[i]). */
+typedef struct tree_state {
+	dir_state top;
+	dir_state *subs;
+	size_t nsubs;
+} tree_state;
+
 typedef struct claude_run {
+	/* R7: a state is new after every removal of a stretch, and its first discoveries are the
+	 * stretch's residuals: while only they have used it, a listing it made is used as is by
+	 * the others (one fresh pass: no dir changed by the removals is listed once per id). The
+	 * first discovery of another kind ends the pass; then a listing is kept only by dir_get's
+	 * rule. */
+	bool pass;
 	hist_state hist;
 	dir_state todos, telemetry;
+	/* projects/ and the temp root's claude-<uid>/ with each of their dirs: a discovery looks
+	 * up the names it would probe for, and probes only those listed */
+	tree_state projects, temp;
 } claude_run;
 
 static void hist_release(hist_state *h)
@@ -1174,12 +1193,25 @@ static void dir_release(dir_state *d)
 	memset(d, 0, sizeof(*d));
 }
 
+static void subs_release(tree_state *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->nsubs; i++)
+		dir_release(&t->subs[i]);
+	free(t->subs);
+	t->subs = NULL;
+	t->nsubs = 0;
+}
+
 static void *claude_run_new(void)
 {
 	claude_run *r = calloc(1, sizeof(*r));
 
 	if (!r)
 		agc_error_oom();
+	else
+		r->pass = true;
 	return r;
 }
 
@@ -1192,6 +1224,10 @@ static void claude_run_free(void *run)
 	hist_release(&r->hist);
 	dir_release(&r->todos);
 	dir_release(&r->telemetry);
+	subs_release(&r->projects);
+	dir_release(&r->projects.top);
+	subs_release(&r->temp);
+	dir_release(&r->temp.top);
 	free(r);
 }
 
@@ -1643,13 +1679,19 @@ static long history_which(void *m, const char *line, size_t len)
 	return at;
 }
 
+/* Whether plan p's discovery is one of its run state's residual pass (claude_run.pass). */
+static bool run_pass(const agc_plan *p)
+{
+	return p->run && p->again && ((const claude_run *)p->run)->pass;
+}
+
 /* The names of dir (todos/, telemetry/) as the run listed them, unless the dir changed. */
 static int dent_cmp(const void *a, const void *b)
 {
 	return strcmp(((const struct dent *)a)->name, ((const struct dent *)b)->name);
 }
 
-static dir_state *dir_get(dir_state *ds, DIR *d)
+static dir_state *dir_get(dir_state *ds, DIR *d, bool pass)
 {
 	struct timespec now;
 	int64_t began;
@@ -1661,7 +1703,7 @@ static dir_state *dir_get(dir_state *ds, DIR *d)
 	if (fstat(dirfd(d), &st) < 0)
 		return NULL;
 	agc_filekey_of(&st, &k);
-	if (ds->ok && agc_filekey_same(&ds->key, &k))
+	if ((ds->ok || (pass && ds->pass)) && agc_filekey_same(&ds->key, &k))
 		return ds;
 	dir_release(ds);
 	clock_gettime(CLOCK_REALTIME, &now);
@@ -1691,6 +1733,7 @@ static dir_state *dir_get(dir_state *ds, DIR *d)
 	 * one leaves them as they were. A listing is kept only when the dir last changed well
 	 * before it began, so any later change shows in its times. */
 	ds->ok = (k.mtime_ns > k.ctime_ns ? k.mtime_ns : k.ctime_ns) < began - DIR_RACY_NS;
+	ds->pass = pass;
 	return ds;
 }
 
@@ -1853,7 +1896,7 @@ static int add_prefixed(agc_plan *p, size_t root, int rootfd, const char *dir, c
 	/* a run of many ids: todos/ and telemetry/ listed once, while they stay as they were */
 	if (p->run && root == R_CONFIG && (strcmp(dir, "todos") == 0 || strcmp(dir, "telemetry") == 0)) {
 		claude_run *run = p->run;
-		dir_state *ds = dir_get(strcmp(dir, "todos") == 0 ? &run->todos : &run->telemetry, d);
+		dir_state *ds = dir_get(strcmp(dir, "todos") == 0 ? &run->todos : &run->telemetry, d, run_pass(p));
 
 		if (ds) {
 			struct { size_t *v; size_t n, cap; } at = {0};
@@ -2060,6 +2103,111 @@ static int discover_subagent(agc_plan *p, int cfg, const char *id)
 	return 0;
 }
 
+/* Whether name is in the listing ds. */
+static bool dir_has(const dir_state *ds, const char *name)
+{
+	struct dent k = {name, 0};
+
+	return ds->names.n && bsearch(&k, ds->sorted, ds->names.n, sizeof(*ds->sorted), dent_cmp);
+}
+
+/* A run of many ids: the dir rel beneath rootfd (projects/, the temp root's claude-<uid>/) as
+ * the run listed it, while it stays as it was (dir_get); the listings of its dirs go when it is
+ * listed again. */
+static dir_state *tree_top(tree_state *t, int rootfd, const char *rel, bool pass)
+{
+	agc_filekey was = t->top.key;
+	bool ok = t->top.ok || (pass && t->top.pass);
+	dir_state *ds;
+	DIR *d = agc_dir_at(rootfd, rel);
+
+	if (!d)
+		return NULL;
+	ds = dir_get(&t->top, d, pass);
+	closedir(d);
+	if (ds && ok && agc_filekey_same(&was, &ds->key) && t->nsubs == ds->names.n)
+		return ds;
+	subs_release(t);
+	if (!ds || !ds->names.n)
+		return ds;
+	if (!(t->subs = calloc(ds->names.n, sizeof(*t->subs))))
+		return NULL;
+	t->nsubs = ds->names.n;
+	return ds;
+}
+
+/* The listing of the dir key of the top dir open at fd (top its listing, from tree_top) as the
+ * run made it, while the dir stays as it was; NULL when there is none to use. */
+static dir_state *tree_sub(tree_state *t, const dir_state *top, int fd, const char *key, bool pass)
+{
+	struct dent k = {key, 0}, *hit;
+	struct stat st;
+	agc_filekey now;
+	dir_state *sd;
+	DIR *kd;
+
+	if (!top || !t->nsubs)
+		return NULL;
+	hit = bsearch(&k, top->sorted, top->names.n, sizeof(*top->sorted), dent_cmp);
+	if (!hit)
+		return NULL;
+	/* as the probes reach it: through a link there (discovery looks through it read-only);
+	 * a listing still good is told by one stat, without opening the dir */
+	sd = &t->subs[hit->pos];
+	if ((sd->ok || (pass && sd->pass)) && fstatat(fd, key, &st, 0) == 0 && S_ISDIR(st.st_mode)) {
+		agc_filekey_of(&st, &now);
+		if (agc_filekey_same(&sd->key, &now))
+			return sd;
+	}
+	if (!(kd = agc_dir_at(fd, key)))
+		return NULL;
+	sd = dir_get(sd, kd, pass);
+	closedir(kd);
+	return sd;
+}
+
+/* add_prefixed's files of dir taken from its listing ds, in the order a listing gives them. */
+static int add_listed(agc_plan *p, size_t root, const char *dir, const dir_state *ds, const char *prefix,
+		      const char *suffix, unsigned flags)
+{
+	struct { size_t *v; size_t n, cap; } at = {0};
+	size_t pl = strlen(prefix), sl = suffix ? strlen(suffix) : 0, a = 0, b = ds->names.n, k;
+	char rel[4096];
+	int rc = 0;
+
+	while (a < b) {
+		size_t m = a + (b - a) / 2;
+
+		if (strcmp(ds->sorted[m].name, prefix) < 0)
+			a = m + 1;
+		else
+			b = m;
+	}
+	for (; rc == 0 && a < ds->names.n && strncmp(ds->sorted[a].name, prefix, pl) == 0; a++) {
+		size_t *s = AGC_ARRAY_PUSH(&at, DIR_ENTRIES_MAX);
+
+		if (!s)
+			rc = -1;
+		else
+			*s = ds->sorted[a].pos;
+	}
+	if (at.n)
+		qsort(at.v, at.n, sizeof(*at.v), size_cmp);
+	for (k = 0; rc == 0 && k < at.n; k++) {
+		const char *name = ds->names.v[at.v[k]];
+		size_t nl = strlen(name);
+
+		if (nl <= pl + sl || (sl && strcmp(name + nl - sl, suffix) != 0))
+			continue;
+		if ((size_t)snprintf(rel, sizeof(rel), "%s/%s", dir, name) >= sizeof(rel))
+			continue;
+		if (agc_plan_add_art(p, root, rel, p->id, flags, NULL) < 0)
+			rc = -1;
+	}
+	free(at.v);
+	return rc;
+}
+
 static int discover_projects(agc_plan *p, int cfg, const char *id)
 {
 	static const char *const side[] = {".ccr-tip.json", ".precompact.json", ".desktop-released.json"};
@@ -2068,19 +2216,31 @@ static int discover_projects(agc_plan *p, int cfg, const char *id)
 	size_t seen = 0, i;
 	char rel[4096], prefix[128];
 	struct stat st;
+	dir_state *plist = NULL;
 	int rc = 0;
 
 	if (!d)
 		return 0;
+	if (p->run)
+		plist = tree_top(&((claude_run *)p->run)->projects, cfg, "projects", run_pass(p));
 	while ((e = readdir(d)) && seen++ < DIR_ENTRIES_MAX) {
 		bool has = false;
 		int got;
 
+		dir_state *ls = NULL;
+		char nm[AGC_ID_MAX + 32];
+
 		if (e->d_name[0] == '.' || !agc_id_path_safe(e->d_name))
 			continue;
+		/* a run of many ids: only what the dir's listing has is looked at (each probe of
+		 * what is not there is a walk to a failing stat); every hit is still reached and
+		 * checked by agc_plan_add_art as a probe would be */
+		if (p->run)
+			ls = tree_sub(&((claude_run *)p->run)->projects, plist, dirfd(d), e->d_name, run_pass(p));
 		/* The transcript is the record discovery keys on: it goes last (R6). */
 		snprintf(rel, sizeof(rel), "projects/%s/%s.jsonl", e->d_name, id);
-		got = agc_plan_add_art(p, R_CONFIG, rel, id, AGC_ART_RECORD, NULL);
+		snprintf(nm, sizeof(nm), "%s.jsonl", id);
+		got = ls && !dir_has(ls, nm) ? 0 : agc_plan_add_art(p, R_CONFIG, rel, id, AGC_ART_RECORD, NULL);
 		if (got < 0)
 			goto fail;
 		if (got > 0) {
@@ -2104,7 +2264,7 @@ static int discover_projects(agc_plan *p, int cfg, const char *id)
 			}
 		}
 		snprintf(rel, sizeof(rel), "projects/%s/%s", e->d_name, id);
-		got = agc_plan_add_art(p, R_CONFIG, rel, id, 0, NULL);
+		got = ls && !dir_has(ls, id) ? 0 : agc_plan_add_art(p, R_CONFIG, rel, id, 0, NULL);
 		if (got < 0)
 			goto fail;
 		has |= got > 0;
@@ -2118,16 +2278,19 @@ static int discover_projects(agc_plan *p, int cfg, const char *id)
 		 * looks in every project dir, so nothing of the session is missed. */
 		for (i = 0; i < sizeof(side) / sizeof(side[0]) && (has || !p->gate_only); i++) {
 			snprintf(rel, sizeof(rel), "projects/%s/%s%s", e->d_name, id, side[i]);
-			if (agc_plan_add_art(p, R_CONFIG, rel, id, 0, NULL) < 0)
+			snprintf(nm, sizeof(nm), "%s%s", id, side[i]);
+			if ((!ls || dir_has(ls, nm)) && agc_plan_add_art(p, R_CONFIG, rel, id, 0, NULL) < 0)
 				goto fail;
 		}
 		if (has) {
 			snprintf(rel, sizeof(rel), "projects/%s", e->d_name);
 			snprintf(prefix, sizeof(prefix), "%s.jsonl.compact.tmp.", id);
-			if (add_prefixed(p, R_CONFIG, cfg, rel, prefix, NULL, 0) < 0)
+			if ((ls ? add_listed(p, R_CONFIG, rel, ls, prefix, NULL, 0)
+				: add_prefixed(p, R_CONFIG, cfg, rel, prefix, NULL, 0)) < 0)
 				goto fail;
 			snprintf(prefix, sizeof(prefix), "%s.jsonl.superseded-", id);
-			if (add_prefixed(p, R_CONFIG, cfg, rel, prefix, NULL, 0) < 0)
+			if ((ls ? add_listed(p, R_CONFIG, rel, ls, prefix, NULL, 0)
+				: add_prefixed(p, R_CONFIG, cfg, rel, prefix, NULL, 0)) < 0)
 				goto fail;
 		}
 	}
@@ -2142,6 +2305,7 @@ fail:
 static int discover_temp(agc_plan *p, int tmp, uid_t uid, const char *id)
 {
 	char top[64], rel[4096], scratch[13];
+	dir_state *keys = NULL;
 	DIR *d;
 	struct dirent *e;
 	size_t seen = 0;
@@ -2150,10 +2314,19 @@ static int discover_temp(agc_plan *p, int tmp, uid_t uid, const char *id)
 	d = agc_plan_dir(p, R_TEMP, tmp, top);
 	if (!d)
 		return 0;
+	/* a run of many ids: the key dirs' listings, as for projects/ (discover_projects) */
+	if (p->run)
+		keys = tree_top(&((claude_run *)p->run)->temp, tmp, top, run_pass(p));
 	/* Every key dir of the temp root: a symlinked one is looked through (read-only) so that
 	 * what lies behind it is found and reported, never removed (R2). */
 	while ((e = readdir(d)) && seen++ < DIR_ENTRIES_MAX) {
+		dir_state *ls = NULL;
+
 		if (e->d_name[0] == '.' || !agc_id_path_safe(e->d_name))
+			continue;
+		if (p->run)
+			ls = tree_sub(&((claude_run *)p->run)->temp, keys, dirfd(d), e->d_name, run_pass(p));
+		if (ls && !dir_has(ls, id))
 			continue;
 		snprintf(rel, sizeof(rel), "%s/%s/%s", top, e->d_name, id);
 		if (agc_plan_add_art(p, R_TEMP, rel, id, 0, NULL) < 0) {
@@ -2173,6 +2346,9 @@ static int claude_discover(agc_plan *p)
 	int cfg = agc_plan_rootfd(p, R_CONFIG), tmp = agc_plan_rootfd(p, R_TEMP);
 	char rel[256], target[512], prefix[128];
 	ssize_t tl;
+
+	if (p->run && !p->again)
+		((claude_run *)p->run)->pass = false; /* the residual pass, if any, is over */
 
 	if (cfg >= 0 && subagent_id(id))
 		return discover_subagent(p, cfg, id);
@@ -2523,6 +2699,40 @@ static int grow_slots(uint32_t **slot, size_t *nslot, const pastes *P)
 	return 0;
 }
 
+/* A line of history.jsonl through jscan: true when it tells the line's session (*w, or NULL:
+ * nobody's, or not JSON as jansson reads it) and the line names no paste; false when the line
+ * is to be parsed with jansson (jscan not sure, or a non-empty pastedContents to be read). */
+static bool history_scan(const char *line, size_t len, char *id, row **w, rows *r)
+{
+	static const char *const keys[] = {"sessionId", "pastedContents"};
+	agc_jspan v[2];
+	char *sid;
+	size_t i;
+
+	*w = NULL;
+	if (agc_jscan_line(line, len, keys, 2, v) != AGC_JSCAN_OK)
+		return false;
+	if (v[1].p) {
+		/* only an object's members are looked at (json_object_foreach): {} names none */
+		if (v[1].p[0] == '{') {
+			for (i = 1; i < v[1].n && (v[1].p[i] == ' ' || v[1].p[i] == '\t' || v[1].p[i] == '\n' ||
+						   v[1].p[i] == '\r');
+			     i++)
+				;
+			if (i >= v[1].n || v[1].p[i] != '}')
+				return false;
+		}
+	}
+	if (!v[0].p || !agc_jscan_is_str(v[0]))
+		return true;
+	if (!(sid = agc_jscan_str(v[0])))
+		return false;
+	if (agc_id_uuid(sid, id) == 0)
+		*w = rows_find(r, id);
+	free(sid);
+	return true;
+}
+
 static void charge_history(rows *r, int cfg)
 {
 	agc_lines lr;
@@ -2557,11 +2767,19 @@ static void charge_history(rows *r, int cfg)
 	agc_lines_init(&lr, fd, AGC_LINE_MAX);
 	agc_lines_limit(&lr, (uint64_t)1 << 30);
 	for (before = lr.offset; agc_lines_next(&lr, &s, &len, &toolong) == 1; before = lr.offset) {
-		json_t *j = !toolong && len ? agc_json_parse(s, len) : NULL;
-		const char *sid = agc_json_str(j, "sessionId");
+		json_t *j = NULL;
 		char id[AGC_ID_MAX];
-		row *w = sid && agc_id_uuid(sid, id) == 0 ? rows_find(r, id) : NULL;
+		row *w = NULL;
 		row **slot = AGC_ARRAY_PUSH(&owners, (size_t)1 << 28);
+
+		if (!toolong && len && !history_scan(s, len, id, &w, r))
+			/* what the scanner is not sure of, or a line whose pastes are wanted: jansson */
+			j = agc_json_parse(s, len);
+		if (j) {
+			const char *sid = agc_json_str(j, "sessionId");
+
+			w = sid && agc_id_uuid(sid, id) == 0 ? rows_find(r, id) : NULL;
+		}
 
 		if (!slot) {
 			json_decref(j);
@@ -2650,8 +2868,13 @@ static void charge_history(rows *r, int cfg)
 /* Files in a projects/ dir that discovery takes with a session beside its transcript and dir
  * (discover_projects): the sidecars, in any project dir; the compaction and superseded
  * copies where the session has its transcript or dir; its dir in another project dir. */
+typedef struct pend_ent {
+	char *rel;
+	bool has; /* the session has its transcript or dir in this project dir (its listing) */
+} pend_ent;
+
 typedef struct pending {
-	char **v;
+	pend_ent *v;
 	size_t n, cap;
 } pending;
 
@@ -2661,8 +2884,8 @@ static void charge_pending(rows *r, agc_ls_sink *sink, int cfg, pending *pd)
 	size_t i, k;
 
 	for (i = 0; i < pd->n; i++) {
-		const char *rel = pd->v[i], *name = strrchr(rel, '/') + 1, *sfx = name + AGC_UUID_LEN;
-		char id[AGC_UUID_LEN + 1], kdir[4096], there[4200];
+		const char *rel = pd->v[i].rel, *name = strrchr(rel, '/') + 1, *sfx = name + AGC_UUID_LEN;
+		char id[AGC_UUID_LEN + 1], kdir[4096];
 		struct stat st;
 		row *w;
 		bool take = false, has;
@@ -2675,15 +2898,7 @@ static void charge_pending(rows *r, agc_ls_sink *sink, int cfg, pending *pd)
 		for (k = 0; k < sizeof(side) / sizeof(side[0]); k++)
 			take |= strcmp(sfx, side[k]) == 0;
 		/* the session has its transcript or dir in this project dir */
-		has = w->keydir && strcmp(kdir + 9, w->keydir) == 0;
-		if (!has) {
-			snprintf(there, sizeof(there), "%s/%s", kdir, id);
-			has = fstatat(cfg, there, &st, AT_SYMLINK_NOFOLLOW) == 0;
-		}
-		if (!has) {
-			snprintf(there, sizeof(there), "%s/%s.jsonl", kdir, id);
-			has = fstatat(cfg, there, &st, AT_SYMLINK_NOFOLLOW) == 0;
-		}
+		has = (w->keydir && strcmp(kdir + 9, w->keydir) == 0) || pd->v[i].has;
 		if (!*sfx)
 			/* the transcript's own dir was measured with it */
 			take = !w->keydir || strcmp(kdir + 9, w->keydir) != 0;
@@ -2793,19 +3008,278 @@ static int list_subagents(rows *r, agc_ls_sink *sink, size_t gate, bool children
 	return list_subagents_at(r, sink, gate, children, cfg, rel, parent, project, 0);
 }
 
+/* A sub-agent the walk of its parent's dir met, as list_subagents_at would list it. */
+typedef struct sub_seen {
+	char aid[AGC_CLAUDE_AGENT_ID_LEN + 1];
+	int64_t mtime_ms;
+	agc_size sz;
+} sub_seen;
+
+#define SUB_LEVELS 8 /* list_subagents_at's depth bound: dirs below subagents/ it lists */
+
+/* The walk of a session's dir <S> that measures it for ls (what agc_ls_charge does) and, in the
+ * same pass, learns what file_title and list_subagents_at would otherwise look for again:
+ * whether custom-title.json is there, and the sub-agents under subagents/. What the walk tells
+ * is used only when it saw everything (agc_scan_walk's complete); otherwise the old look-ups run,
+ * so the figures, titles and gate ids are the same either way. */
+typedef struct sdir_walk {
+	agc_ls_sink *sink;
+	size_t gate;
+	bool children;
+	const char *parent;
+	int cfg;
+	int *todos;      /* the run's todos/ fd: -1 not opened yet, -2 none */
+	bool title;      /* custom-title.json at depth 1, of whatever kind */
+	bool sub_odd;    /* subagents at depth 1 is no plain dir: list_subagents_at looks for itself */
+	bool in_sub;     /* the walk is inside subagents/ */
+	bool oom;
+	bool hidden[SUB_LEVELS + 1]; /* a name at that level below subagents/, or above it, begins with '.' */
+	struct {
+		sub_seen *v;
+		size_t n, cap;
+	} subs;
+} sdir_walk;
+
+static void sdir_visit(const agc_scan_ent *e, void *ud)
+{
+	sdir_walk *w = ud;
+	char aid[AGC_CLAUDE_AGENT_ID_LEN + 1];
+	unsigned k;
+
+	/* the gate, as agc_ls_charge's walk: every regular file and dir inside (R5); a mount point
+	 * is not the session's and is never measured */
+	if (!e->mount && (S_ISREG(e->st->st_mode) || S_ISDIR(e->st->st_mode)))
+		agc_ls_gate_file(w->sink, w->gate, e->st);
+	if (e->depth == 1) {
+		if (strcmp(e->name, "custom-title.json") == 0)
+			w->title = true;
+		w->in_sub = strcmp(e->name, "subagents") == 0;
+		if (w->in_sub && (e->mount || !S_ISDIR(e->st->st_mode)))
+			w->sub_odd = true; /* a link is followed there (agc_dir_at) */
+		return;
+	}
+	if (!w->in_sub || (k = e->depth - 2) > SUB_LEVELS)
+		return;
+	/* list_subagents_at skips names beginning with '.', and never enters such a dir */
+	w->hidden[k] = e->name[0] == '.' || (k > 0 && w->hidden[k - 1]);
+	if (w->hidden[k] || e->mount || !S_ISREG(e->st->st_mode) || !agc_claude_subagent_file(e->name, aid))
+		return;
+	{
+		sub_seen *s = AGC_ARRAY_PUSH(&w->subs, (size_t)1 << 26);
+		char side[4096];
+		struct stat ss;
+		int err;
+
+		if (!s) {
+			w->oom = true;
+			return;
+		}
+		memcpy(s->aid, aid, sizeof(aid));
+		if (!w->children)
+			return;
+		/* its figures, as list_subagents_at counts them */
+		s->mtime_ms = ms_of(&e->st->st_mtim);
+		agc_size_entry(e->dfd, e->name, e->st, &s->sz, NULL);
+		snprintf(side, sizeof(side), "agent-%s.meta.json", aid);
+		if (fstatat(e->dfd, side, &ss, AT_SYMLINK_NOFOLLOW) == 0)
+			agc_size_entry(e->dfd, side, &ss, &s->sz, NULL);
+		snprintf(side, sizeof(side), "%s-agent-%s.json", w->parent, aid);
+		if (*w->todos == -1 && agc_walk_open_dir(w->cfg, "todos", w->todos, &err) != AGC_WALK_OK)
+			*w->todos = -2; /* none, or not a real dir: nothing of it is counted */
+		if (*w->todos >= 0 && fstatat(*w->todos, side, &ss, AT_SYMLINK_NOFOLLOW) == 0)
+			agc_size_entry(*w->todos, side, &ss, &s->sz, NULL);
+	}
+}
+
+/* agc_ls_charge of the session's dir <S> (st its lstat, a dir) through sdir_visit. Returns what
+ * agc_ls_charge returns; *complete whether the walk saw all of it. */
+static int charge_sdir(sdir_walk *w, int dirfd_, const char *name, const struct stat *st, agc_size *sz,
+		       int64_t *mtime_ms, bool *complete)
+{
+	uint64_t b = 0, d = 0;
+	int64_t mt = 0;
+	int rc;
+
+	*complete = false;
+	rc = agc_scan_walk(dirfd_, name, st, AGC_SIZE_MAX_ENTRIES, sdir_visit, w, &b, &d, &mt, complete);
+	if (rc != 0)
+		return rc;
+	sz->bytes += b;
+	sz->disk += d;
+	if (mt > *mtime_ms)
+		*mtime_ms = mt;
+	/* the artifact itself, as the gate adds it */
+	agc_ls_gate_file(w->sink, w->gate, st);
+	if (w->oom)
+		*complete = false;
+	return 0;
+}
+
+/* The names of one projects/ dir, listed once: whether a session has its dir <S> or its
+ * transcript there is read from them instead of probed for (a probe of what is not there is a
+ * failing stat per session). */
+typedef struct pnames {
+	char **v;
+	size_t n, cap;
+	char **sorted;
+} pnames;
+
+static int str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static bool pnames_has(const pnames *pn, const char *name)
+{
+	return pn->sorted && bsearch(&name, pn->sorted, pn->n, sizeof(*pn->sorted), str_cmp);
+}
+
+static void pnames_release(pnames *pn)
+{
+	size_t i;
+
+	for (i = 0; i < pn->n; i++)
+		free(pn->v[i]);
+	free(pn->v);
+	free(pn->sorted);
+	memset(pn, 0, sizeof(*pn));
+}
+
+/* The listing of the dir open at pd, in its order and sorted; -1 out of memory. */
+static int pnames_read(pnames *pn, DIR *pd)
+{
+	struct dirent *f;
+
+	while ((f = readdir(pd))) {
+		char **slot;
+
+		if (f->d_name[0] == '.' && (!f->d_name[1] || (f->d_name[1] == '.' && !f->d_name[2])))
+			continue;
+		if (!(slot = AGC_ARRAY_PUSH(pn, (size_t)1 << 26)))
+			return -1;
+		if (!(*slot = agc_strdup(f->d_name))) {
+			pn->n--;
+			return -1;
+		}
+	}
+	if (pn->n && !(pn->sorted = malloc(pn->n * sizeof(*pn->sorted))))
+		return agc_error_oom();
+	if (pn->n) {
+		memcpy(pn->sorted, pn->v, pn->n * sizeof(*pn->sorted));
+		qsort(pn->sorted, pn->n, sizeof(*pn->sorted), str_cmp);
+	}
+	return 0;
+}
+
+/* One session of a projects/ dir: name is <S>.jsonl, st its lstat (a regular file). */
+static int list_session(rows *r, agc_ls_sink *sink, int cfg, bool children, int *todos, const char *key, DIR *pd,
+			const pnames *pn, const char *name, const struct stat *st)
+{
+	char sid[AGC_UUID_LEN + 1];
+	struct stat sst;
+	bool has_sdir, complete = false, charged = false, title_probe;
+	sdir_walk sw = {0};
+	agc_size sz = {0};
+	int64_t updated = ms_of(&st->st_mtim), proj_mtime = updated;
+	size_t gate, i, wi;
+	head h;
+	row *w;
+
+	memcpy(sid, name, AGC_UUID_LEN);
+	sid[AGC_UUID_LEN] = '\0';
+	/* the session's own dir <S>, looked at once for its title file, its size and its
+	 * sub-agents: only when the listing has it */
+	has_sdir = pnames_has(pn, sid) && fstatat(dirfd(pd), sid, &sst, AT_SYMLINK_NOFOLLOW) == 0;
+	gate = agc_ls_gate_new(sink, claude_index());
+	agc_ls_gate_id(sink, gate, sid);
+	agc_ls_charge(sink, gate, true, dirfd(pd), name, st, &sz, NULL);
+	if (has_sdir) {
+		int rc;
+
+		if (S_ISDIR(sst.st_mode)) {
+			sw.sink = sink;
+			sw.gate = gate;
+			sw.children = children;
+			sw.parent = sid;
+			sw.cfg = cfg;
+			sw.todos = todos;
+			rc = charge_sdir(&sw, dirfd(pd), sid, &sst, &sz, &updated, &complete);
+		} else {
+			rc = agc_ls_charge(sink, gate, true, dirfd(pd), sid, &sst, &sz, &updated);
+		}
+		if (rc == 0) {
+			charged = true;
+			/* the gate sees the dir itself, not what is measured in it */
+			if (ms_of(&sst.st_mtim) > proj_mtime)
+				proj_mtime = ms_of(&sst.st_mtim);
+		}
+	}
+	title_probe = has_sdir && S_ISDIR(sst.st_mode) && (!complete || sw.title);
+	read_head(dirfd(pd), name, st, title_probe, &h);
+	w = AGC_ARRAY_PUSH(r, (size_t)1 << 26);
+	if (!w) {
+		head_release(&h);
+		free(sw.subs.v);
+		return -1;
+	}
+	memcpy(w->id, sid, sizeof(sid));
+	w->project = agc_strpool_add(&r->projects, h.cwd);
+	free(h.cwd);
+	w->title = h.title;
+	w->prompt = h.prompt;
+	w->created_ms = h.created_ms ? h.created_ms : ms_of(&st->st_mtim);
+	w->updated_ms = updated;
+	w->proj_mtime = proj_mtime;
+	w->keydir = agc_strdup(key);
+	w->gate = gate;
+	w->sz = sz;
+	wi = r->n - 1;
+	if (!charged || !S_ISDIR(sst.st_mode)) {
+		free(sw.subs.v);
+		return 0;
+	}
+	if (!complete || sw.sub_odd) {
+		/* the walk did not see all of <S>: list_subagents looks for itself */
+		free(sw.subs.v);
+		return list_subagents(r, sink, gate, children, cfg, key, sid, w->project);
+	}
+	for (i = 0; i < sw.subs.n; i++) {
+		const sub_seen *s = &sw.subs.v[i];
+		row *c;
+
+		agc_ls_gate_id(sink, gate, s->aid);
+		if (!children)
+			continue;
+		c = AGC_ARRAY_PUSH(r, (size_t)1 << 26);
+		if (!c)
+			break;
+		memcpy(c->id, s->aid, sizeof(s->aid));
+		c->gate = gate;
+		c->parent = agc_strdup(sid);
+		c->project = r->v[wi].project;
+		c->updated_ms = s->mtime_ms;
+		c->created_ms = s->mtime_ms;
+		c->sz = s->sz;
+	}
+	free(sw.subs.v);
+	return 0;
+}
+
 static int list_projects(rows *r, agc_ls_sink *sink, const agc_root *root, int cfg, bool children,
 			 pending *pend)
 {
 	DIR *d = ls_dir(sink, root, cfg, "projects");
 	struct dirent *e;
 	size_t seen = 0;
+	int todos = -1, rc = 0;
 
 	if (!d)
 		return 0;
-	while ((e = readdir(d)) && seen++ < DIR_ENTRIES_MAX) {
+	while (rc == 0 && (e = readdir(d)) && seen++ < DIR_ENTRIES_MAX) {
 		DIR *pd;
-		struct dirent *f;
 		char rel[4096];
+		pnames pn = {0};
+		size_t j;
 
 		if (e->d_name[0] == '.' || !agc_id_path_safe(e->d_name))
 			continue;
@@ -2813,78 +3287,53 @@ static int list_projects(rows *r, agc_ls_sink *sink, const agc_root *root, int c
 		pd = ls_dir(sink, root, cfg, rel);
 		if (!pd)
 			continue;
-		while ((f = readdir(pd))) {
-			size_t nl = strlen(f->d_name);
-			struct stat st, sst;
-			char sid[AGC_UUID_LEN + 1];
-			bool has_sdir;
-			head h;
-			row *w;
-			size_t before;
+		if (pnames_read(&pn, pd) < 0) {
+			pnames_release(&pn);
+			closedir(pd);
+			rc = -1;
+			break;
+		}
+		for (j = 0; rc == 0 && j < pn.n; j++) {
+			const char *name = pn.v[j];
+			size_t nl = strlen(name);
+			struct stat st;
 
-			if (nl != AGC_UUID_LEN + 6 || strcmp(f->d_name + AGC_UUID_LEN, ".jsonl") != 0 ||
-			    !agc_id_is_uuid(f->d_name, AGC_UUID_LEN)) {
-				char **slot;
+			if (nl != AGC_UUID_LEN + 6 || strcmp(name + AGC_UUID_LEN, ".jsonl") != 0 ||
+			    !agc_id_is_uuid(name, AGC_UUID_LEN)) {
+				pend_ent *slot;
 
 				/* looked at once every session is known */
-				if (!pending_name(f->d_name) ||
-				    (size_t)snprintf(rel, sizeof(rel), "projects/%s/%s", e->d_name, f->d_name) >=
-					    sizeof(rel) ||
+				if (!pending_name(name) ||
+				    (size_t)snprintf(rel, sizeof(rel), "projects/%s/%s", e->d_name, name) >= sizeof(rel) ||
 				    !(slot = AGC_ARRAY_PUSH(pend, DIR_ENTRIES_MAX)))
 					continue;
-				if (!(*slot = agc_strdup(rel)))
+				if (!(slot->rel = agc_strdup(rel))) {
 					pend->n--;
-				continue;
-			}
-			if (fstatat(dirfd(pd), f->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
-				continue;
-			/* the session's own dir <S>, looked at once for its title file and its size */
-			memcpy(sid, f->d_name, AGC_UUID_LEN);
-			sid[AGC_UUID_LEN] = '\0';
-			has_sdir = fstatat(dirfd(pd), sid, &sst, AT_SYMLINK_NOFOLLOW) == 0;
-			read_head(dirfd(pd), f->d_name, &st, has_sdir && S_ISDIR(sst.st_mode), &h);
-			w = AGC_ARRAY_PUSH(r, (size_t)1 << 26);
-			if (!w) {
-				head_release(&h);
-				closedir(pd);
-				closedir(d);
-				return -1;
-			}
-			memcpy(w->id, f->d_name, AGC_UUID_LEN);
-			w->id[AGC_UUID_LEN] = '\0';
-			w->project = agc_strpool_add(&r->projects, h.cwd);
-			free(h.cwd);
-			w->title = h.title;
-			w->prompt = h.prompt;
-			w->created_ms = h.created_ms ? h.created_ms : ms_of(&st.st_mtim);
-			w->updated_ms = ms_of(&st.st_mtim);
-			w->proj_mtime = w->updated_ms;
-			w->keydir = agc_strdup(e->d_name);
-			w->gate = agc_ls_gate_new(sink, claude_index());
-			agc_ls_gate_id(sink, w->gate, w->id);
-			agc_ls_charge(sink, w->gate, true, dirfd(pd), f->d_name, &st, &w->sz, NULL);
-			before = r->n;
-			/* the session's own dir (sub-agents, tool results) */
-			{
-				if (has_sdir &&
-				    agc_ls_charge(sink, r->v[before - 1].gate, true, dirfd(pd), sid, &sst,
-						  &r->v[before - 1].sz, &r->v[before - 1].updated_ms) == 0) {
-					char pid_[AGC_UUID_LEN + 1];
-
-					/* the gate sees the dir itself, not what is measured in it */
-					if (ms_of(&sst.st_mtim) > r->v[before - 1].proj_mtime)
-						r->v[before - 1].proj_mtime = ms_of(&sst.st_mtim);
-					memcpy(pid_, sid, sizeof(pid_));
-					if (S_ISDIR(sst.st_mode))
-						list_subagents(r, sink, r->v[before - 1].gate, children, cfg, e->d_name, pid_,
-							       r->v[before - 1].project);
+					continue;
 				}
+				/* whether the session has its transcript or dir in this project dir */
+				{
+					char there[AGC_UUID_LEN + 7];
+
+					memcpy(there, name, AGC_UUID_LEN);
+					there[AGC_UUID_LEN] = '\0';
+					slot->has = pnames_has(&pn, there);
+					memcpy(there + AGC_UUID_LEN, ".jsonl", 7);
+					slot->has = slot->has || pnames_has(&pn, there);
+				}
+				continue;
 			}
+			if (fstatat(dirfd(pd), name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
+				continue;
+			rc = list_session(r, sink, cfg, children, &todos, e->d_name, pd, &pn, name, &st);
 		}
+		pnames_release(&pn);
 		closedir(pd);
 	}
 	closedir(d);
-	return 0;
+	if (todos >= 0)
+		close(todos);
+	return rc;
 }
 
 static void mark_all_live(rows *r, agc_ls_sink *sink)
@@ -3104,7 +3553,7 @@ out:
 		free(r.v[i].keydir);
 	}
 	for (i = 0; i < pend.n; i++)
-		free(pend.v[i]);
+		free(pend.v[i].rel);
 	free(pend.v);
 	free(scratch);
 	free(r.v);
