@@ -2428,20 +2428,22 @@ typedef struct row {
 	char id[AGC_UUID_LEN + 1];
 	const char *project; /* in rows.projects */
 	char *title;
-	char *keydir;  /* the projects/ dir its transcript is in (root sessions) */
-	char *prompt;
+	const char *keydir;  /* the projects/ dir its transcript is in (root sessions); in
+				rows.projects, as the pool of every repeated string */
+	char *prompt;        /* only for ls --grep (nothing shows it) */
 	int64_t created_ms, updated_ms;
 	agc_size sz;   /* SPEC "Sizes": every artifact discovery finds of it */
 	size_t gate;   /* its entry of ls's gate (R5); a sub-agent's is its parent's */
 	int64_t proj_mtime; /* newest mtime of what the gate sees of it under projects/ */
 	bool live;
-	char *parent; /* sub-agents */
+	const char *parent; /* sub-agents; in rows.projects */
 } row;
 
 typedef struct rows {
 	row *v;
 	size_t n, cap;
-	agc_strpool projects; /* the rows' project paths, each kept once */
+	agc_strpool projects; /* the rows' project paths, key dirs and parents, each kept once */
+	bool keep_prompt;     /* ls --grep */
 	uint32_t *slots; /* open addressing: index + 1, 0 = empty */
 	size_t nslots;
 } rows;
@@ -2973,7 +2975,7 @@ static int list_subagents_at(rows *r, agc_ls_sink *sink, size_t gate, bool child
 			break;
 		memcpy(w->id, aid, sizeof(aid));
 		w->gate = gate;
-		w->parent = agc_strdup(parent);
+		w->parent = agc_strpool_add(&r->projects, parent);
 		w->project = project;
 		w->updated_ms = ms_of(&st.st_mtim);
 		agc_size_entry(dirfd(d), e->d_name, &st, &w->sz, NULL);
@@ -3226,11 +3228,13 @@ static int list_session(rows *r, agc_ls_sink *sink, int cfg, bool children, int 
 	w->project = agc_strpool_add(&r->projects, h.cwd);
 	free(h.cwd);
 	w->title = h.title;
-	w->prompt = h.prompt;
+	w->prompt = r->keep_prompt ? h.prompt : NULL;
+	if (!r->keep_prompt)
+		free(h.prompt);
 	w->created_ms = h.created_ms ? h.created_ms : ms_of(&st->st_mtim);
 	w->updated_ms = updated;
 	w->proj_mtime = proj_mtime;
-	w->keydir = agc_strdup(key);
+	w->keydir = agc_strpool_add(&r->projects, key);
 	w->gate = gate;
 	w->sz = sz;
 	wi = r->n - 1;
@@ -3255,7 +3259,7 @@ static int list_session(rows *r, agc_ls_sink *sink, int cfg, bool children, int 
 			break;
 		memcpy(c->id, s->aid, sizeof(s->aid));
 		c->gate = gate;
-		c->parent = agc_strdup(sid);
+		c->parent = agc_strpool_add(&r->projects, sid);
 		c->project = r->v[wi].project;
 		c->updated_ms = s->mtime_ms;
 		c->created_ms = s->mtime_ms;
@@ -3475,6 +3479,7 @@ static int claude_list(agc_ctx *ctx, const agc_rootset *rs, const agc_ls_opts *o
 	size_t i;
 	int rc = 0;
 
+	r.keep_prompt = opts && opts->grep;
 	if (cfg < 0)
 		goto out;
 	if (list_projects(&r, sink, &rs->v[R_CONFIG], cfg, opts && opts->children, &pend) < 0) {
@@ -3544,13 +3549,15 @@ static int claude_list(agc_ctx *ctx, const agc_rootset *rs, const agc_ls_opts *o
 			rc = -1;
 			break;
 		}
+		/* the sink keeps its own copy: this one goes now, so both are never held whole */
+		free(r.v[i].title);
+		free(r.v[i].prompt);
+		r.v[i].title = r.v[i].prompt = NULL;
 	}
 out:
 	for (i = 0; i < r.n; i++) {
 		free(r.v[i].title);
 		free(r.v[i].prompt);
-		free(r.v[i].parent);
-		free(r.v[i].keydir);
 	}
 	for (i = 0; i < pend.n; i++)
 		free(pend.v[i].rel);
