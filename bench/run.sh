@@ -554,10 +554,11 @@ nice_n() { sed ':a; s/\B[0-9]\{3\}\>/,&/; ta' <<<"$1"; }
 		a=$(first "$(med xargs xargs)")
 		echo "| $xargs_n, xargs -n1 | $xn | $(t3 "$(med xargs xargs)") | $(rate "$a" "$xargs_n") | $(awk -v m="$a" -v k="$xargs_n" 'BEGIN { printf "%.1f ms", m / k }') | $(failed xargs xargs) |"
 	fi
-	# what was written by hand before this run (the notes of earlier measurements) is kept
-	if [[ -z $self_test && -f $report ]] && grep -q '^## Earlier figures' "$report"; then
+	# what was written by hand before this run (what the profiles show is left, the notes of
+	# earlier measurements) is kept: everything from the first of those headings on
+	if [[ -z $self_test && -f $report ]] && grep -qE '^## (What is left|Earlier figures)' "$report"; then
 		echo
-		awk '/^## Earlier figures/ { p = 1 } p' "$report"
+		awk '/^## (What is left|Earlier figures)/ { p = 1 } p' "$report"
 	fi
 } >"$run/REPORT.md"
 mv "$run/REPORT.md" "$report"

@@ -457,6 +457,11 @@ static int cmp_sessions_first(const agc_plan *p, const char *s)
 	return strcmp(p->id, s) == 0;
 }
 
+static bool same_note(const agc_note *a, const agc_note *b)
+{
+	return strcmp(a->path, b->path) == 0 && strcmp(a->reason ? a->reason : "", b->reason ? b->reason : "") == 0;
+}
+
 /* After a purge: discover again from scratch and report everything still present (R7). */
 static void residual(agc_ctx *ctx, size_t agent, agc_plan *before, agc_report *r,
 		     const failures *fails, const failures *line_fails, const failures *row_fails, void *run)
@@ -502,6 +507,20 @@ static void residual(agc_ctx *ctx, size_t agent, agc_plan *before, agc_report *r
 	for (i = 0; i < after.notes.n; i++)
 		agc_report_add_item(r, true, after.notes.v[i].kind, after.notes.v[i].path, NULL,
 				    after.notes.v[i].reason, after.id, 0, 0, 0);
+	/* What the discovery the purge acted on could not read is said too, though discovering
+	 * again did not come back to it (a dir looked into only next to a record now gone): what
+	 * was not read may still hold the session (R2, R8) */
+	for (i = 0; i < before->notes.n; i++) {
+		const agc_note *n = &before->notes.v[i];
+		bool said = false;
+
+		for (j = 0; !said && j < after.notes.n; j++)
+			said = same_note(n, &after.notes.v[j]);
+		for (j = 0; !said && j < i; j++)
+			said = same_note(n, &before->notes.v[j]);
+		if (!said)
+			agc_report_add_item(r, true, n->kind, n->path, NULL, n->reason, before->id, 0, 0, 0);
+	}
 	for (i = 0; i < after.rows.n; i++) {
 		const agc_rowset *rs = &after.rows.v[i];
 		char *abs;

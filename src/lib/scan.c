@@ -13,6 +13,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #ifdef __linux__
+#include <linux/fs.h>
+#include <sys/ioctl.h>
+#include <sys/vfs.h>
+#endif
+#ifdef __linux__
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #endif
@@ -464,4 +469,33 @@ int agc_scan_measure(int rootfd, const char *rel, uint64_t max_entries, agc_scan
 	rc = agc_scan_size_in(pfd, leaf, NULL, max_entries, visit, ud, bytes, disk, mtime_ms);
 	close(pfd);
 	return rc;
+}
+
+bool agc_scan_names_exact(int fd)
+{
+#if defined(__linux__)
+	struct statfs sf;
+	int flags = 0;
+
+	if (fstatfs(fd, &sf) < 0)
+		return false;
+	switch ((unsigned long)sf.f_type) {
+	case 0xef53UL:     /* ext2, ext3, ext4 */
+	case 0x01021994UL: /* tmpfs */
+	case 0xf2f52010UL: /* f2fs */
+		/* case folding is a flag of each dir there (FS_CASEFOLD_FL); flags that cannot be
+		 * read tell nothing */
+		return ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0 && !(flags & FS_CASEFOLD_FL);
+	case 0x58465342UL: /* xfs */
+	case 0x9123683eUL: /* btrfs */
+		return true;
+	default:
+		return false;
+	}
+#elif defined(__APPLE__)
+	return fpathconf(fd, _PC_CASE_SENSITIVE) == 1;
+#else
+	(void)fd;
+	return false;
+#endif
 }

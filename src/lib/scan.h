@@ -81,4 +81,11 @@ int agc_scan_walk(int dirfd, const char *name, const struct stat *st, uint64_t m
 int agc_scan_measure(int rootfd, const char *rel, uint64_t max_entries, agc_scan_visit visit, void *ud,
 		     uint64_t *bytes, uint64_t *disk, int64_t *mtime_ms);
 
+/* Whether the names of the directory open at fd compare byte for byte, as strcmp does: a
+ * listing of it then tells that a name is not there. False on a file system that may fold
+ * case (a casefold dir of ext4, tmpfs or f2fs; vfat, ZFS, NTFS, a network file system, any
+ * file system not known to keep names exact) and when it cannot be told: a caller then
+ * probes each name, which the file system answers with its own rules. */
+bool agc_scan_names_exact(int fd);
+
 #endif

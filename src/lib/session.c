@@ -136,6 +136,23 @@ DIR *agc_plan_dir(agc_plan *p, size_t root, int rootfd, const char *rel)
 	return d;
 }
 
+struct dirent *agc_plan_readdir(agc_plan *p, size_t root, const char *rel, DIR *d)
+{
+	struct dirent *e;
+
+	errno = 0;
+	e = readdir(d);
+	if (!e && errno) {
+		int err = errno;
+		char *why = unreadable_reason(err);
+
+		agc_plan_add_note(p, root, rel, why ? why : "error: cannot read dir");
+		free(why);
+		errno = err;
+	}
+	return e;
+}
+
 int agc_plan_rootfd(agc_plan *p, size_t root)
 {
 	if (root >= p->roots->n)

@@ -22,6 +22,10 @@ DIR *agc_dir_at(int rootfd, const char *rel);
 /* The same, noting a dir that exists but cannot be read, so the session is reported as left
  * behind (exit 3), never as purged (R8). */
 DIR *agc_plan_dir(agc_plan *p, size_t root, int rootfd, const char *rel);
+/* The next entry of d, the dir rel of root that agc_plan_dir opened: NULL at its end, and
+ * also when reading it fails midway, which is noted as agc_plan_dir notes a dir that cannot
+ * be opened (R2: what could not be read is never taken for absent). */
+struct dirent *agc_plan_readdir(agc_plan *p, size_t root, const char *rel, DIR *d);
 
 /* SPEC "Output", Sizes: the figures of a session, the same for ls, show, purge and dry runs.
  * bytes: the apparent size (st_size) of every regular file of the session, those inside its

@@ -14,12 +14,17 @@
  * Failed system calls set the errno named by AGC_FAULT_ERRNO: EACCES (the default), EPERM,
  * EBUSY or EIO. Everything else goes to the real functions.
  *
+ * By dir: when AGC_FAULT_READDIR names a dir, reading the listing of every dir of that
+ * basename fails (readdir returns NULL with errno EIO), as a damaged dir or a network file
+ * system can fail midway.
+ *
  * A hook: when AGC_HOOK_UNLINKAT names a file, the first unlinkat of that basename that
  * succeeds runs the shell command AGC_HOOK_CMD (without the shim), so a test can start a
  * process in the middle of a run (after agentgc's process scan). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -202,4 +207,41 @@ int sqlite3_exec(void *db, const char *sql, int (*cb)(void *, int, char **, char
 	if (!fn)
 		return 1; /* SQLITE_ERROR */
 	return fn(db, sql, cb, arg, errmsg);
+}
+
+typedef struct dirent *(*readdir_fn)(DIR *);
+
+/* Whether the dir being read has the basename AGC_FAULT_READDIR names. */
+static int dir_fails(DIR *d)
+{
+	const char *name = getenv("AGC_FAULT_READDIR"), *base;
+	char link[64], path[4096];
+	ssize_t n;
+
+	if (!name || !*name)
+		return 0;
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", dirfd(d));
+	n = readlink(link, path, sizeof(path) - 1);
+	if (n <= 0)
+		return 0;
+	path[n] = '\0';
+	base = strrchr(path, '/');
+	return strcmp(base ? base + 1 : path, name) == 0;
+}
+
+struct dirent *readdir(DIR *d)
+{
+	static void *slot;
+	readdir_fn fn;
+
+	if (dir_fails(d)) {
+		errno = EIO;
+		return NULL;
+	}
+	fn = (readdir_fn)real(&slot, "readdir");
+	if (!fn) {
+		errno = ENOSYS;
+		return NULL;
+	}
+	return fn(d);
 }

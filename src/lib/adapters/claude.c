@@ -1108,6 +1108,7 @@ static int strset_add(strset *s, const char *v)
 }
 
 #define DIR_RACY_NS ((int64_t)50 * 1000 * 1000) /* a dir listing kept for a run: see dir_get */
+#define DIR_COARSE_NS ((int64_t)3 * 1000 * 1000 * 1000) /* the same, times of whole seconds */
 
 /* ---- per-run state (agc_adapter.run_new): history.jsonl, todos/ and telemetry/ read once -- */
 
@@ -1706,15 +1707,33 @@ static dir_state *dir_get(dir_state *ds, DIR *d, bool pass)
 	if ((ds->ok || (pass && ds->pass)) && agc_filekey_same(&ds->key, &k))
 		return ds;
 	dir_release(ds);
+	/* A listing stands for probes only where it is as good as one (R2): names compared as
+	 * the file system compares them, and the dir searchable (a probe of a dir that may be
+	 * listed but not searched fails, and that failure is the caller's to report). */
+	if (!agc_scan_names_exact(dirfd(d)) || fstatat(dirfd(d), ".", &st, 0) < 0)
+		return NULL;
 	clock_gettime(CLOCK_REALTIME, &now);
 	began = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
-	while ((e = readdir(d)) && seen++ < DIR_ENTRIES_MAX) {
-		char **slot = AGC_ARRAY_PUSH(&ds->names, DIR_ENTRIES_MAX);
+	for (;;) {
+		char **slot;
 
+		errno = 0;
+		if (!(e = readdir(d)))
+			break;
+		/* a listing cut short (a bound, an error below) would hide what it did not reach */
+		if (++seen > DIR_ENTRIES_MAX) {
+			dir_release(ds);
+			return NULL;
+		}
+		slot = AGC_ARRAY_PUSH(&ds->names, DIR_ENTRIES_MAX);
 		if (!slot || !(*slot = agc_strdup(e->d_name))) {
 			dir_release(ds);
 			return NULL;
 		}
+	}
+	if (errno) {
+		dir_release(ds);
+		return NULL;
 	}
 	ds->sorted = malloc((ds->names.n ? ds->names.n : 1) * sizeof(*ds->sorted));
 	if (!ds->sorted) {
@@ -1729,10 +1748,19 @@ static dir_state *dir_get(dir_state *ds, DIR *d, bool pass)
 	if (ds->names.n)
 		qsort(ds->sorted, ds->names.n, sizeof(*ds->sorted), dent_cmp);
 	ds->key = k;
-	/* A dir's times have the kernel's coarse clock: a change in the same tick as the last
+	/* A dir's times have the kernel's coarse clock, or the file system's own grain (whole
+	 * seconds on ext4 with small inodes, two on vfat): a change in the same tick as the last
 	 * one leaves them as they were. A listing is kept only when the dir last changed well
-	 * before it began, so any later change shows in its times. */
-	ds->ok = (k.mtime_ns > k.ctime_ns ? k.mtime_ns : k.ctime_ns) < began - DIR_RACY_NS;
+	 * before it began, by more than that grain, so any later change shows in its times. */
+	{
+		int64_t newest = k.mtime_ns > k.ctime_ns ? k.mtime_ns : k.ctime_ns, racy = DIR_RACY_NS;
+
+		if (k.mtime_ns % 1000000000 == 0 && k.ctime_ns % 1000000000 == 0)
+			racy = DIR_COARSE_NS;
+		else if (k.mtime_ns % 1000000 == 0 && k.ctime_ns % 1000000 == 0)
+			racy = DIR_COARSE_NS / 3;
+		ds->ok = newest < began - racy;
+	}
 	ds->pass = pass;
 	return ds;
 }
@@ -1938,7 +1966,7 @@ static int add_prefixed(agc_plan *p, size_t root, int rootfd, const char *dir, c
 		}
 		rewinddir(d);
 	}
-	while ((e = readdir(d)) && seen++ < DIR_ENTRIES_MAX) {
+	while ((e = agc_plan_readdir(p, root, dir, d)) && seen++ < DIR_ENTRIES_MAX) {
 		size_t nl = strlen(e->d_name);
 
 		if (nl <= pl + sl || strncmp(e->d_name, prefix, pl) != 0)
@@ -2282,7 +2310,10 @@ static int discover_projects(agc_plan *p, int cfg, const char *id)
 			if ((!ls || dir_has(ls, nm)) && agc_plan_add_art(p, R_CONFIG, rel, id, 0, NULL) < 0)
 				goto fail;
 		}
-		if (has) {
+		/* the names only a listing finds: next to a transcript or session dir, and in
+		 * every project dir where the run's listing makes that cheap (what a purge left
+		 * when the dir could not be read is found by the rerun) */
+		if (has || (ls && !p->gate_only)) {
 			snprintf(rel, sizeof(rel), "projects/%s", e->d_name);
 			snprintf(prefix, sizeof(prefix), "%s.jsonl.compact.tmp.", id);
 			if ((ls ? add_listed(p, R_CONFIG, rel, ls, prefix, NULL, 0)
@@ -3124,6 +3155,7 @@ typedef struct pnames {
 	char **v;
 	size_t n, cap;
 	char **sorted;
+	bool exact;  /* listed to its end, names compared as the file system does: else probe */
 } pnames;
 
 static int str_cmp(const void *a, const void *b)
@@ -3131,9 +3163,10 @@ static int str_cmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* Whether name may be in the dir: false only when the listing shows it is not. */
 static bool pnames_has(const pnames *pn, const char *name)
 {
-	return pn->sorted && bsearch(&name, pn->sorted, pn->n, sizeof(*pn->sorted), str_cmp);
+	return !pn->exact || (pn->sorted && bsearch(&name, pn->sorted, pn->n, sizeof(*pn->sorted), str_cmp));
 }
 
 static void pnames_release(pnames *pn)
@@ -3152,9 +3185,12 @@ static int pnames_read(pnames *pn, DIR *pd)
 {
 	struct dirent *f;
 
-	while ((f = readdir(pd))) {
+	for (;;) {
 		char **slot;
 
+		errno = 0;
+		if (!(f = readdir(pd)))
+			break;
 		if (f->d_name[0] == '.' && (!f->d_name[1] || (f->d_name[1] == '.' && !f->d_name[2])))
 			continue;
 		if (!(slot = AGC_ARRAY_PUSH(pn, (size_t)1 << 26)))
@@ -3164,6 +3200,8 @@ static int pnames_read(pnames *pn, DIR *pd)
 			return -1;
 		}
 	}
+	/* a listing cut short by an error tells nothing of what it did not reach */
+	pn->exact = errno == 0 && agc_scan_names_exact(dirfd(pd));
 	if (pn->n && !(pn->sorted = malloc(pn->n * sizeof(*pn->sorted))))
 		return agc_error_oom();
 	if (pn->n) {
@@ -3206,6 +3244,9 @@ static int list_session(rows *r, agc_ls_sink *sink, int cfg, bool children, int 
 			sw.cfg = cfg;
 			sw.todos = todos;
 			rc = charge_sdir(&sw, dirfd(pd), sid, &sst, &sz, &updated, &complete);
+			/* the walk's names stand for look-ups only where names are exact */
+			if (!pn->exact)
+				complete = false;
 		} else {
 			rc = agc_ls_charge(sink, gate, true, dirfd(pd), sid, &sst, &sz, &updated);
 		}
