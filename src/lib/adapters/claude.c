@@ -1167,8 +1167,12 @@ typedef struct claude_run {
 	hist_state hist;
 	dir_state todos, telemetry;
 	/* projects/ and the temp root's claude-<uid>/ with each of their dirs: a discovery looks
-	 * up the names it would probe for, and probes only those listed */
+	 * up the names it would probe for, and probes only those listed. Listing every project
+	 * dir costs more than the failing probes of one id (a purge of one id that listed them:
+	 * 978 getdents against 182), so the discoveries of the first id a state meets probe
+	 * (run_lists), and the listings serve the ids after it. */
 	tree_state projects, temp;
+	char first[AGC_ID_MAX];
 } claude_run;
 
 static void hist_release(hist_state *h)
@@ -1678,6 +1682,21 @@ static long history_which(void *m, const char *line, size_t len)
 		at = (long)(hit - f->ids);
 	json_decref(j);
 	return at;
+}
+
+/* Whether the run's listings of projects/ and the temp root serve plan p's discovery: not
+ * for the first id its state meets (claude_run.first), whose discoveries probe. */
+static bool run_lists(const agc_plan *p)
+{
+	claude_run *run = p->run;
+
+	if (!run)
+		return false;
+	if (!run->first[0]) {
+		snprintf(run->first, sizeof(run->first), "%s", p->id);
+		return false;
+	}
+	return strcmp(run->first, p->id) != 0;
 }
 
 /* Whether plan p's discovery is one of its run state's residual pass (claude_run.pass). */
@@ -2249,7 +2268,7 @@ static int discover_projects(agc_plan *p, int cfg, const char *id)
 
 	if (!d)
 		return 0;
-	if (p->run)
+	if (run_lists(p))
 		plist = tree_top(&((claude_run *)p->run)->projects, cfg, "projects", run_pass(p));
 	while ((e = readdir(d)) && seen++ < DIR_ENTRIES_MAX) {
 		bool has = false;
@@ -2346,7 +2365,7 @@ static int discover_temp(agc_plan *p, int tmp, uid_t uid, const char *id)
 	if (!d)
 		return 0;
 	/* a run of many ids: the key dirs' listings, as for projects/ (discover_projects) */
-	if (p->run)
+	if (run_lists(p))
 		keys = tree_top(&((claude_run *)p->run)->temp, tmp, top, run_pass(p));
 	/* Every key dir of the temp root: a symlinked one is looked through (read-only) so that
 	 * what lies behind it is found and reported, never removed (R2). */
