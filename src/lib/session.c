@@ -121,18 +121,22 @@ static char *unreadable_reason(int err)
 	return agc_strfmt("error: cannot read dir: %s", strerror(err));
 }
 
+/* Note a dir of the plan's root that could not be read (errno err), errno kept. */
+static void note_unreadable_dir(agc_plan *p, size_t root, const char *rel, int err)
+{
+	char *why = unreadable_reason(err);
+
+	agc_plan_add_note(p, root, rel, why ? why : "error: cannot read dir");
+	free(why);
+	errno = err;
+}
+
 DIR *agc_plan_dir(agc_plan *p, size_t root, int rootfd, const char *rel)
 {
 	DIR *d = agc_dir_at(rootfd, rel);
 
-	if (!d && errno != ENOENT && errno != ENOTDIR) {
-		int e = errno;
-		char *why = unreadable_reason(e);
-
-		agc_plan_add_note(p, root, rel, why ? why : "error: cannot read dir");
-		free(why);
-		errno = e;
-	}
+	if (!d && errno != ENOENT && errno != ENOTDIR)
+		note_unreadable_dir(p, root, rel, errno);
 	return d;
 }
 
@@ -142,14 +146,8 @@ struct dirent *agc_plan_readdir(agc_plan *p, size_t root, const char *rel, DIR *
 
 	errno = 0;
 	e = readdir(d);
-	if (!e && errno) {
-		int err = errno;
-		char *why = unreadable_reason(err);
-
-		agc_plan_add_note(p, root, rel, why ? why : "error: cannot read dir");
-		free(why);
-		errno = err;
-	}
+	if (!e && errno)
+		note_unreadable_dir(p, root, rel, errno);
 	return e;
 }
 

@@ -1929,6 +1929,9 @@ static int discover_history(agc_plan *p, int cfg)
 /* ---- discovery ----------------------------------------------------------------------------- */
 
 /* Files in dir whose names start with prefix (and end with suffix, when given). */
+static int add_listed(agc_plan *p, size_t root, const char *dir, const dir_state *ds, const char *prefix,
+		      const char *suffix, unsigned flags);
+
 static int add_prefixed(agc_plan *p, size_t root, int rootfd, const char *dir, const char *prefix,
 			const char *suffix, unsigned flags)
 {
@@ -1946,40 +1949,7 @@ static int add_prefixed(agc_plan *p, size_t root, int rootfd, const char *dir, c
 		dir_state *ds = dir_get(strcmp(dir, "todos") == 0 ? &run->todos : &run->telemetry, d, run_pass(p));
 
 		if (ds) {
-			struct { size_t *v; size_t n, cap; } at = {0};
-			size_t a = 0, b = ds->names.n, k;
-
-			while (a < b) {
-				size_t m = a + (b - a) / 2;
-
-				if (strcmp(ds->sorted[m].name, prefix) < 0)
-					a = m + 1;
-				else
-					b = m;
-			}
-			for (; rc == 0 && a < ds->names.n && strncmp(ds->sorted[a].name, prefix, pl) == 0; a++) {
-				size_t *s = AGC_ARRAY_PUSH(&at, DIR_ENTRIES_MAX);
-
-				if (!s)
-					rc = -1;
-				else
-					*s = ds->sorted[a].pos;
-			}
-			/* in the order a listing of the dir gives them */
-			if (at.n)
-		qsort(at.v, at.n, sizeof(*at.v), size_cmp);
-			for (k = 0; rc == 0 && k < at.n; k++) {
-				const char *name = ds->names.v[at.v[k]];
-				size_t nl = strlen(name);
-
-				if (nl <= pl + sl || (sl && strcmp(name + nl - sl, suffix) != 0))
-					continue;
-				if ((size_t)snprintf(rel, sizeof(rel), "%s/%s", dir, name) >= sizeof(rel))
-					continue;
-				if (agc_plan_add_art(p, root, rel, p->id, flags, NULL) < 0)
-					rc = -1;
-			}
-			free(at.v);
+			rc = add_listed(p, root, dir, ds, prefix, suffix, flags);
 			closedir(d);
 			return rc;
 		}
