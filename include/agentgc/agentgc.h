@@ -182,9 +182,10 @@ typedef struct agc_report agc_report;
 
 typedef enum agc_purge_flags {
 	AGC_PURGE_DRY_RUN = 1 << 0,    /* change nothing; list what would go */
-	AGC_PURGE_WITH_FORKS = 1 << 1, /* purge forks that read this session's history too: not
-					  supported yet (no agent with forks is): agc_purge
-					  returns -1 with it, and makes no report */
+	AGC_PURGE_WITH_FORKS = 1 << 1, /* purge the forks that read this session's history too
+					  (and their forks); without it such a session is refused,
+					  status refused, residual reason "fork", the forks listed
+					  (agc_report_fork) */
 	AGC_PURGE_SCRUB = 1 << 2,      /* then rebuild (VACUUM) every database rows were deleted
 					  from, when no other process holds it and there is room
 					  for a copy; else residual "in-use" or "free-space" */
@@ -194,7 +195,7 @@ typedef enum agc_purge_flags {
  * artifacts and children, under the rules R1-R8. out must not be NULL: *out receives the
  * report (the caller frees it with agc_report_free), made even for not-found and in-use. The
  * return is 0 when a report was made; -1 (error set, *out untouched) when out is NULL, flags
- * hold AGC_PURGE_WITH_FORKS or a bit that is not an agc_purge_flags value, or memory ran out.
+ * hold a bit that is not an agc_purge_flags value, or memory ran out.
  * The outcome is agc_report_status(). */
 int agc_purge(agc_ctx *ctx, const char *agent, const char *id, unsigned flags, agc_report **out);
 

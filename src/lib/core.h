@@ -14,6 +14,7 @@
 #include "buf.h"
 #include "holders.h"
 #include "ids.h"
+#include "locks.h"
 #include "walk.h"
 
 #define AGC_ROOTS_MAX 64
@@ -78,11 +79,6 @@ typedef struct agc_artifact {
 	ino_t ino;
 } agc_artifact;
 
-typedef enum agc_lock_kind {
-	AGC_LOCK_NONE = 0,
-	AGC_LOCK_MKDIR_10S,  /* proper-lockfile: "<file>.lock" dir, stale after 10 s (Claude) */
-} agc_lock_kind;
-
 /* What tells a file has changed: (dev, ino, size, mtime, ctime) from fstat. */
 typedef struct agc_filekey {
 	dev_t dev;
@@ -98,7 +94,7 @@ bool agc_filekey_same(const agc_filekey *a, const agc_filekey *b);
 typedef struct agc_lineset {
 	size_t root;
 	char *rel;
-	agc_lock_kind lock;
+	const agc_lock_spec *lock; /* the agent's lock of the file (static; NULL: none, a rename) */
 	/* True when the line belongs to one of ids; malformed lines never match. */
 	bool (*match)(const char *line, size_t len, char *const *ids, size_t n_ids);
 	/* The same for many ids at once, sorted by strcasecmp: which_new makes a matcher for
@@ -132,8 +128,26 @@ typedef struct agc_rowset {
 	char *table;
 	char *column;
 	char *via_local, *via_table, *via_key, *via_column;
+	bool record;          /* the session's record (its row in the agent's session table): its
+				 database commits after every other (R6) */
 	uint64_t count, bytes;  /* bytes: agc_db_row_size_sql summed over the rows */
 } agc_rowset;
+
+/* A session's writer lock (locks.h, agc_sesslock_*): the gate asks who holds it; a purge takes
+ * it after the gate and holds it to the end, through rows, files and shared lines, and removes
+ * its file in the release step, last, under the coordination lock, as the agent's own release
+ * does. Never an ordinary artifact. */
+typedef struct agc_plan_lock {
+	size_t root;
+	char *rel;            /* the lock file beneath root */
+	const char *coord;    /* the coordination lock's name in the same dir (static) */
+	char *session;        /* the session (or child) whose lock it is */
+	dev_t dev;
+	ino_t ino;
+	uint64_t disk;
+	int64_t mtime_ms;
+	int dfd, fd;          /* while held: its dir and the locked fd; -1 otherwise */
+} agc_plan_lock;
 
 /* A file the gate watches that is not removed: a database every session shares. */
 typedef struct agc_watch {
@@ -172,6 +186,8 @@ typedef struct agc_plan {
 	agc_rootset local;          /* the agent's roots, plus roots found in discovery */
 	char id[AGC_ID_MAX];
 	struct { char **v; size_t n, cap; } ids;        /* id first, then every descendant */
+	struct { size_t *v; size_t n, cap; } id_db;     /* per id: the database it was found in
+							   (agc_plan_add_id_in), else SIZE_MAX */
 	struct { agc_artifact *v; size_t n, cap; } arts;
 	struct { agc_lineset *v; size_t n, cap; } lines;
 	struct { agc_note *v; size_t n, cap; } notes;
@@ -179,6 +195,12 @@ typedef struct agc_plan {
 	struct { agc_dbref *v; size_t n, cap; } dbs;
 	struct { agc_rowset *v; size_t n, cap; } rows;   /* deleted in this order */
 	struct { agc_watch *v; size_t n, cap; } watch;
+	struct { agc_plan_lock *v; size_t n, cap; } locks;
+	/* Forks that survive the purge and read this session's history (SPEC "Relations"): the
+	 * purge is refused with reason "fork", unless flags hold AGC_PURGE_WITH_FORKS, when the
+	 * adapter adds them (and their forks) to ids instead. */
+	struct { char **v; size_t n, cap; } forks;
+	unsigned flags;  /* the run's agc_purge_flags, for discovery to read */
 	agc_holders holders;                             /* from the agent's registries */
 	agc_meta meta;
 	int rootfd[AGC_ROOTS_MAX];                       /* opened once; -2 not yet */
@@ -214,6 +236,9 @@ void agc_plan_init(agc_plan *p, const struct agc_adapter *ad, agc_ctx *ctx, cons
 void agc_plan_release(agc_plan *p);
 /* Add a session id (a child) once. Returns 0 or -1. */
 int agc_plan_add_id(agc_plan *p, const char *id);
+/* The same for a child found in database db (an index into dbs): a child still on record after
+ * a purge is named with that database. */
+int agc_plan_add_id_in(agc_plan *p, const char *id, size_t db);
 /* Add an artifact at rel beneath root, if it exists: lstat'ed through the root fd with links
  * looked through read-only for discovery (the removal itself never follows them). Dirs are
  * measured. Returns 1 when added, 0 when it does not exist, -1 on error. */
@@ -246,6 +271,16 @@ char *agc_rows_sql(const agc_rowset *rs, const char *select);
  * are left. 0, -1, AGC_EINUSE. */
 struct sqlite3;
 int agc_plan_count_rows(agc_plan *p, struct sqlite3 *db, size_t dbi);
+/* The same for the session's record rows (agc_rowset.record). */
+int agc_plan_add_record_rows(agc_plan *p, size_t db, const char *table, const char *column);
+/* Add the writer lock file rel beneath root of session (coord: the coordination lock's name
+ * in the same dir, static), if it is there: 1 added, 0 absent (or not a regular file: noted
+ * as left behind, R8), -1. */
+int agc_plan_add_lock(agc_plan *p, size_t root, const char *rel, const char *coord, const char *session);
+/* The lock file's name in its dir. */
+const char *agc_plan_lock_leaf(const agc_plan_lock *l);
+/* A surviving fork that reads the session's history (once). 0 or -1. */
+int agc_plan_add_fork(agc_plan *p, const char *id);
 /* Watch a file (rel beneath root) for holders without removing it. 1 added, 0 absent, -1. */
 int agc_plan_add_watch(agc_plan *p, size_t root, const char *rel);
 bool agc_plan_empty(const agc_plan *p);
@@ -279,6 +314,9 @@ typedef struct agc_adapter {
 	const char *name;
 	/* Canonicalise an id per the agent's grammar (R1): 0, or AGC_EUNSAFE. */
 	int (*id_canon)(const char *in, char *out);
+	/* Whether id (in the form given, not canonicalised) is whole as the agent makes its ids,
+	 * so that no other id starts with it and no prefix look-up is needed. */
+	bool (*id_whole)(const char *id);
 	/* Whether a canonical id is one of a session that lives only inside its parent's dirs
 	 * and goes only with it (a Claude sub-agent). May be NULL. */
 	bool (*inside_parent)(const char *id);
@@ -318,10 +356,5 @@ const agc_rootset *agc_ctx_roots(agc_ctx *ctx, size_t agent);
 
 /* The absolute path of rel beneath root (malloc'd), for reports. */
 char *agc_plan_abspath(const agc_rootset *rs, size_t root, const char *rel);
-
-/* Locks of shared files. */
-int agc_lock_mkdir_take(int dirfd, const char *name, int64_t stale_ms, int64_t now_ms);
-int agc_lock_mkdir_release(int dirfd, const char *name);
-bool agc_lock_mkdir_fresh(int dirfd, const char *name, int64_t stale_ms, int64_t now_ms);
 
 #endif

@@ -11,10 +11,11 @@
 #include "core.h"
 #include "error.h"
 
-/* The caller's temp root, in the agents' order of precedence. */
+/* The caller's temp dir, by the usual variables (an agent's own variable, such as
+ * CLAUDE_CODE_TMPDIR, is its adapter's to read before this). */
 static const char *own_tmp(const char **source)
 {
-	static const char *const vars[] = {"CLAUDE_CODE_TMPDIR", "TMPDIR", "TMP", "TEMP"};
+	static const char *const vars[] = {"TMPDIR", "TMP", "TEMP"};
 	size_t i;
 
 	for (i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {

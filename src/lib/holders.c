@@ -325,6 +325,30 @@ static const char *command(scan *sc)
 	return sc->command;
 }
 
+char *agc_holder_command_of(const char *procroot, pid_t pid)
+{
+	agc_buf argv = AGC_BUF_INIT_MAX((size_t)64 << 10);
+	char line[HOLDERS_COMMAND_MAX + 4];
+	agc_proc p;
+	int rc = agc_proc_argv(procroot, pid, (size_t)64 << 10, &argv);
+
+	if (rc == 0 && argv.len > 0 && argv.ptr[0] != '\0') {
+		command_line(line, argv.ptr, argv.len);
+	} else if (agc_proc_stat(procroot, pid, &p) == 0) {
+		char comm[sizeof(p.comm) + 2];
+		size_t n = strnlen(p.comm, sizeof(p.comm));
+
+		comm[0] = '[';
+		memcpy(comm + 1, p.comm, n);
+		comm[n + 1] = ']';
+		command_line(line, comm, n + 2);
+	} else {
+		snprintf(line, sizeof(line), "pid %ld", (long)pid);
+	}
+	agc_buf_release(&argv);
+	return agc_strdup(line);
+}
+
 /* A gone or unreadable process is skipped for the check at hand (as fuser and lsof skip
  * other users' processes); anything else is an error. */
 static bool skippable(int rc)

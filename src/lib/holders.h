@@ -50,6 +50,10 @@ int agc_holders_add(agc_holders *h, pid_t pid, agc_why why, const char *command,
 int agc_holders_add_session(agc_holders *h, pid_t pid, agc_why why, const char *command,
 			    const char *what, size_t file, size_t session);
 
+/* The command of process pid as a holder shows it (argv joined, "[comm]" without one, "pid N"
+ * when neither can be read); malloc'd, NULL when out of memory. */
+char *agc_holder_command_of(const char *procroot, pid_t pid);
+
 typedef struct agc_gate_file {
 	agc_devino id;
 	const char *label;   /* shown as the holder's "what" (a path) */

@@ -8,7 +8,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "clock.h"
 #include "error.h"
 #include "holders.h"
 #include "json.h"
@@ -70,6 +69,38 @@ static int filter(const agc_buf *in, const agc_lineset *ls, char *const *ids, si
 	return rc;
 }
 
+/* Whether a process holds the file st open (or its holders cannot be told): error set. */
+static bool held_open(const char *procroot, const struct stat *st, const char *rel)
+{
+	agc_gate_file gf = {.id = {st->st_dev, st->st_ino}, .label = rel};
+	agc_gate_query q = {.procroot = procroot, .files = &gf, .n_files = 1};
+	agc_holders h = {0};
+	int hrc = agc_holders_scan(&q, &h);
+	size_t hn = h.n;
+
+	agc_holders_release(&h);
+	if (hrc < 0 || hn) {
+		agc_error_set(AGC_EINUSE, "'%s' is held open by another process", rel);
+		return true;
+	}
+	return false;
+}
+
+/* The whole file through fd (borrowed), from its start. */
+static int read_checked(int fd, const char *name, agc_buf *in)
+{
+	int dfd2;
+
+	if (fd < 0)
+		return -1;
+	if (lseek(fd, 0, SEEK_SET) < 0)
+		return agc_error_errno(-1, errno, "cannot read '%s'", name);
+	dfd2 = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (dfd2 < 0)
+		return agc_error_errno(-1, errno, "cannot read '%s'", name);
+	return agc_read_fd(dfd2, name, SHARED_FILE_MAX, in);
+}
+
 void agc_filekey_of(const struct stat *st, agc_filekey *k)
 {
 	memset(k, 0, sizeof(*k));
@@ -103,10 +134,9 @@ int agc_lines_rewrite_ids(int rootfd, const agc_lineset *ls, char *const *ids, s
 	uint64_t *cnt = NULL, *byt = NULL;
 	int dfd = -1, fd = -1, tfd = -1, err, rc = -1;
 	const char *leaf;
-	char lockname[300], tmpname[320];
-	bool locked = false;
-	ino_t lock_ino = 0;
-	int64_t locked_at = 0;
+	char tmpname[320];
+	agc_lock_hold lk = {0};
+	int lrc;
 	struct stat st, st2;
 	agc_buf in = AGC_BUF_INIT_MAX(SHARED_FILE_MAX + 1), out = AGC_BUF_INIT_MAX(SHARED_FILE_MAX);
 	agc_walk_status ws;
@@ -133,44 +163,18 @@ int agc_lines_rewrite_ids(int rootfd, const agc_lineset *ls, char *const *ids, s
 	}
 	/* A file held open by a process is not rewritten: a writer holding the old inode would
 	 * append to an unlinked file and lose its lines (R4). */
-	{
-		agc_gate_file gf = {.id = {st.st_dev, st.st_ino}, .label = ls->rel};
-		agc_gate_query q = {.procroot = procroot, .files = &gf, .n_files = 1};
-		agc_holders h = {0};
-		int hrc = agc_holders_scan(&q, &h);
-		size_t hn = h.n;
-
-		agc_holders_release(&h);
-		if (hrc < 0 || hn) {
-			res->reason = "in-use";
-			agc_error_set(AGC_EINUSE, "'%s' is held open by another process", ls->rel);
-			rc = AGC_EINUSE;
-			goto count_only;
-		}
+	if (held_open(procroot, &st, ls->rel)) {
+		res->reason = "in-use";
+		rc = AGC_EINUSE;
+		goto count_only;
 	}
-	if (ls->lock == AGC_LOCK_MKDIR_10S) {
-		int lrc;
-
-		snprintf(lockname, sizeof(lockname), "%s.lock", leaf);
-		/* A dry run looks at the lock without taking it. */
-		if (flags & AGC_LINES_DRY_RUN)
-			lrc = agc_lock_mkdir_fresh(dfd, lockname, 10000, agc_clock_real_ms())
-				      ? agc_error_set(AGC_EINUSE, "lock '%s' is held", lockname)
-				      : 0;
-		else
-			lrc = agc_lock_mkdir_take(dfd, lockname, 10000, agc_clock_real_ms());
-		if (lrc < 0) {
-			res->reason = lrc == AGC_EINUSE ? "in-use" : "error";
-			rc = lrc == AGC_EINUSE ? AGC_EINUSE : -1;
-			goto count_only;
-		}
-		locked = !(flags & AGC_LINES_DRY_RUN);
-		if (locked) {
-			struct stat lst;
-
-			lock_ino = fstatat(dfd, lockname, &lst, AT_SYMLINK_NOFOLLOW) == 0 ? lst.st_ino : 0;
-			locked_at = agc_clock_mono_us();
-		}
+	/* The agent's own lock of the file, as the agent takes it (locks.c); a dry run looks at it
+	 * without taking it. */
+	lrc = agc_lock_take(&lk, ls->lock, dfd, leaf, fd, flags & AGC_LINES_DRY_RUN);
+	if (lrc < 0) {
+		res->reason = lrc == AGC_EINUSE ? "in-use" : "error";
+		rc = lrc == AGC_EINUSE ? AGC_EINUSE : -1;
+		goto count_only;
 	}
 	/* Two names for one file: a rename would replace one and leave the lines in the other. */
 	if (st.st_nlink > 1) {
@@ -198,7 +202,8 @@ int agc_lines_rewrite_ids(int rootfd, const agc_lineset *ls, char *const *ids, s
 			goto count_only;
 		}
 	}
-	if (agc_read_at(dfd, leaf, SHARED_FILE_MAX, &in) < 0) {
+	/* through the fd that was checked (and that the lock may be on), never the name again */
+	if (read_checked(fd, leaf, &in) < 0) {
 		res->reason = "error";
 		goto out;
 	}
@@ -234,21 +239,20 @@ int agc_lines_rewrite_ids(int rootfd, const agc_lineset *ls, char *const *ids, s
 		agc_error_errno(-1, errno, "cannot write '%s'", tmpname);
 		goto unlink_tmp;
 	}
-	/* Our hold on the agent's lock must still be good: a lock held too long may have been
-	 * broken as stale by a writer, which may then append (R4). Refresh it and check it is
-	 * still the one we made. */
-	if (locked) {
-		struct stat lst;
-
-		if (agc_clock_mono_us() - locked_at > 5 * 1000 * 1000 ||
-		    fstatat(dfd, lockname, &lst, AT_SYMLINK_NOFOLLOW) < 0 || lst.st_ino != lock_ino ||
-		    utimensat(dfd, lockname, NULL, AT_SYMLINK_NOFOLLOW) < 0) {
-			res->reason = "in-use";
-			agc_error_set(AGC_EINUSE, "lost the lock on '%s'", ls->rel);
-			rc = AGC_EINUSE;
-			locked = false; /* no longer ours to remove */
-			goto unlink_tmp;
-		}
+	/* Our hold on the agent's lock must still be good (R4): a lock held too long may have
+	 * been broken as stale by a writer, which may then append. */
+	if (agc_lock_keep(&lk) < 0) {
+		res->reason = "in-use";
+		agc_error_set(AGC_EINUSE, "lost the lock on '%s'", ls->rel);
+		rc = AGC_EINUSE;
+		goto unlink_tmp;
+	}
+	/* A writer of a flock-guarded file opens it, then waits for the lock we hold: one that
+	 * opened it since the look above would append to the old inode once we let go. */
+	if (ls->lock && ls->lock->kind == AGC_LOCK_FLOCK && held_open(procroot, &st, ls->rel)) {
+		res->reason = "in-use";
+		rc = AGC_EINUSE;
+		goto unlink_tmp;
 	}
 	/* The file must not have changed since it was read: no writer appended meanwhile. */
 	if (fstatat(dfd, leaf, &st2, AT_SYMLINK_NOFOLLOW) < 0 || st2.st_ino != st.st_ino ||
@@ -278,20 +282,14 @@ unlink_tmp:
 	goto out;
 count_only:
 	/* Say how many lines stay behind, without a lock: a read of the file changes nothing. */
-	if (agc_read_at(dfd, leaf, SHARED_FILE_MAX, &in) == 0) {
+	if (read_checked(fd, leaf, &in) == 0) {
 		agc_buf scratch = AGC_BUF_INIT_MAX(SHARED_FILE_MAX);
 
 		filter(&in, ls, ids, n_ids, &scratch, &res->count, &res->bytes, NULL, NULL);
 		agc_buf_release(&scratch);
 	}
 out:
-	if (locked) {
-		struct stat lst;
-
-		/* Remove the lock only if it is still ours, never a writer's that replaced it. */
-		if (fstatat(dfd, lockname, &lst, AT_SYMLINK_NOFOLLOW) == 0 && lst.st_ino == lock_ino)
-			agc_lock_mkdir_release(dfd, lockname);
-	}
+	agc_lock_release(&lk);
 	if (tfd >= 0)
 		close(tfd);
 	if (fd >= 0)

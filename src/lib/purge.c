@@ -78,7 +78,7 @@ typedef enum discover_mode {
 
 /* going, n_going: the ids purged before this one in a run of many (agc_plan.going). */
 static int discover_in(agc_ctx *ctx, size_t agent, const char *canon, agc_plan *p, discover_mode m,
-		       char *const *going, size_t n_going, void *run)
+		       char *const *going, size_t n_going, void *run, unsigned flags)
 {
 	const agc_rootset *rs = agc_ctx_roots(ctx, agent);
 	size_t i;
@@ -87,6 +87,7 @@ static int discover_in(agc_ctx *ctx, size_t agent, const char *canon, agc_plan *
 	p->going = going;
 	p->n_going = n_going;
 	p->run = run;
+	p->flags = flags;
 	p->gate_only = m == DISCOVER_GATE;
 	p->again = m == DISCOVER_AGAIN;
 	p->rows_unsized = m == DISCOVER_PURGE;
@@ -104,7 +105,7 @@ static int discover_in(agc_ctx *ctx, size_t agent, const char *canon, agc_plan *
 
 static int discover(agc_ctx *ctx, size_t agent, const char *canon, agc_plan *p, discover_mode m)
 {
-	return discover_in(ctx, agent, canon, p, m, NULL, 0, NULL);
+	return discover_in(ctx, agent, canon, p, m, NULL, 0, NULL, 0);
 }
 
 static void fill_session(agc_report *r, const agc_plan *p)
@@ -248,6 +249,153 @@ static void add_scan_holder(agc_plan *p, agc_report *r, const gate_files *g, con
 	free(abs);
 }
 
+typedef struct lock_ud {
+	const agc_plan *p;
+	agc_report *r;
+	const char *abs;
+	size_t n;
+} lock_ud;
+
+static void lock_holder(pid_t pid, void *ud)
+{
+	lock_ud *u = ud;
+	char *cmd = pid > 0 ? agc_holder_command_of(u->p->ctx->procroot, pid) : NULL;
+
+	agc_report_add_holder(u->r, pid, cmd ? cmd : "a process outside this pid namespace", "lock", u->abs);
+	free(cmd);
+	u->n++;
+}
+
+/* R5: whoever holds a writer lock of the session (agc_plan_lock) holds the session, also a
+ * process whose fds agentgc cannot read. The kernel's lock table says so without taking any
+ * lock; where there is none, or it shows the inode on another device (btrfs, overlayfs), a
+ * probe under the agent's coordination lock asks, which never makes the agent fail to take
+ * its own lock (it takes it only under that lock). Returns the holders added. */
+static size_t gate_locks(agc_plan *p, agc_report *r)
+{
+	size_t i, before = r->holders.n;
+
+	for (i = 0; i < p->locks.n; i++) {
+		const agc_plan_lock *l = &p->locks.v[i];
+		int rootfd = agc_plan_rootfd(p, l->root), rc, dfd, err;
+		char *abs = agc_plan_abspath(p->roots, l->root, l->rel);
+		lock_ud u = {p, r, abs ? abs : l->rel, 0};
+		const char *leaf;
+		struct stat st;
+		bool differs = false;
+
+		if (rootfd < 0) {
+			free(abs);
+			continue; /* the root is noted as unreadable, and so held (R2) */
+		}
+		if (fstatat(rootfd, l->rel, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+			if (errno != ENOENT)
+				agc_report_add_holder(r, 0, "cannot inspect the lock", "lock", u.abs);
+			free(abs);
+			continue;
+		}
+		rc = agc_flocks_of(p->ctx->procroot, st.st_dev, st.st_ino, lock_holder, &u, &differs);
+		if (rc < 0)
+			agc_report_add_holder(r, 0, agc_error_last(), "lock", u.abs);
+		if (rc == 0 || (differs && !u.n)) {
+			if (agc_walk_parent(rootfd, l->rel, &dfd, &leaf, &err) != AGC_WALK_OK) {
+				agc_report_add_holder(r, 0, "cannot reach the lock", "lock", u.abs);
+			} else {
+				int prc = agc_sesslock_probe(dfd, l->coord, leaf);
+
+				if (prc == 1)
+					agc_report_add_holder(r, 0, "a process (the lock is held)", "lock", u.abs);
+				else if (prc < 0 && prc != AGC_ENOTFOUND)
+					agc_report_add_holder(r, 0, agc_error_last(), "lock", u.abs);
+				close(dfd);
+			}
+		}
+		free(abs);
+	}
+	return r->holders.n - before;
+}
+
+/* Take every writer lock of the plan, after the gate, to hold to the end (agc_plan_lock).
+ * One that another process took since the gate is a holder with why "lock": false, the
+ * locks taken let go, nothing changed. */
+static bool take_locks(agc_plan *p, agc_report *r)
+{
+	size_t i;
+
+	for (i = 0; i < p->locks.n; i++) {
+		agc_plan_lock *l = &p->locks.v[i];
+		int rootfd = agc_plan_rootfd(p, l->root), err, rc;
+		const char *leaf;
+		char *abs;
+
+		if (rootfd < 0 || agc_walk_parent(rootfd, l->rel, &l->dfd, &leaf, &err) != AGC_WALK_OK) {
+			l->dfd = -1;
+			continue; /* left, and said so by the residual */
+		}
+		rc = agc_sesslock_take(l->dfd, l->coord, leaf, &l->fd);
+		if (rc == 0 || rc == AGC_ENOTFOUND) {
+			if (rc == 0) {
+				struct stat st;
+
+				/* the file locked must be the one discovery saw and the gate asked about */
+				if (fstat(l->fd, &st) < 0 || st.st_dev != l->dev || st.st_ino != l->ino) {
+					agc_sesslock_release(l->dfd, l->coord, leaf, l->fd, false);
+					l->fd = -1;
+					rc = agc_error_set(AGC_EINUSE, "'%s' was replaced since discovery", leaf);
+				}
+			}
+			if (rc != AGC_EINUSE)
+				continue;
+		}
+		abs = agc_plan_abspath(p->roots, l->root, l->rel);
+		agc_report_add_holder(r, 0, agc_error_last(), "lock", abs ? abs : l->rel);
+		free(abs);
+		for (i = 0; i < p->locks.n; i++) {
+			l = &p->locks.v[i];
+			if (l->fd >= 0)
+				agc_sesslock_release(l->dfd, l->coord, agc_plan_lock_leaf(l), l->fd, false);
+			l->fd = -1;
+		}
+		return false;
+	}
+	return true;
+}
+
+/* SPEC "Relations": a surviving fork reads this session's history: refused with reason
+ * "fork", every fork named, nothing changed, unless AGC_PURGE_WITH_FORKS took them along. */
+static bool refuse_forks(agc_plan *p, agc_report *r, bool dry)
+{
+	size_t i;
+
+	if (!p->forks.n)
+		return false;
+	for (i = 0; i < p->forks.n; i++)
+		agc_report_add_str(r, 1, p->forks.v[i]);
+	/* everything stays, each artifact named with reason fork */
+	for (i = 0; i < p->arts.n; i++) {
+		const agc_artifact *a = &p->arts.v[i];
+		char *abs = agc_plan_abspath(p->roots, a->root, a->rel);
+
+		agc_report_add_item(r, true, kind_name(a->kind), abs ? abs : a->rel, NULL, "fork", a->session, 1,
+				    a->bytes, a->mtime_ms);
+		free(abs);
+	}
+	for (i = 0; i < p->rows.n; i++) {
+		const agc_rowset *rs = &p->rows.v[i];
+		char *abs;
+
+		if (!rs->count)
+			continue;
+		abs = agc_plan_abspath(p->roots, p->dbs.v[rs->db].root, p->dbs.v[rs->db].rel);
+		agc_report_add_item(r, true, "rows", abs ? abs : "", rs->table, "fork", p->id, rs->count, rs->bytes, 0);
+		free(abs);
+	}
+	/* a dry run says what the purge would do: nothing would go, exit 4 */
+	r->status = dry ? AGC_ST_DRY_RUN : AGC_ST_REFUSED;
+	r->dry_exit = 4;
+	return true;
+}
+
 static bool gate(agc_plan *p, agc_report *r)
 {
 	gate_files g = {0};
@@ -259,6 +407,7 @@ static bool gate(agc_plan *p, agc_report *r)
 	for (i = 0; i < p->holders.n; i++)
 		agc_report_add_holder(r, p->holders.v[i].pid, p->holders.v[i].command,
 				      agc_why_name(p->holders.v[i].why), p->holders.v[i].what);
+	gate_locks(p, r);
 	gate_collect(p, &g);
 	if (g.full) {
 		agc_error_set(-1, "too many files to check for holders");
@@ -463,6 +612,22 @@ static bool same_note(const agc_note *a, const agc_note *b)
 }
 
 /* After a purge: discover again from scratch and report everything still present (R7). */
+static bool db_holds_record(const agc_plan *p, size_t d);
+
+/* The database that names child i of the plan: where it was found, else the one holding the
+ * record, else the first; SIZE_MAX without any. */
+static size_t child_db(const agc_plan *p, size_t i)
+{
+	size_t d;
+
+	if (i < p->id_db.n && p->id_db.v[i] < p->dbs.n)
+		return p->id_db.v[i];
+	for (d = 0; d < p->dbs.n; d++)
+		if (db_holds_record(p, d))
+			return d;
+	return p->dbs.n ? 0 : SIZE_MAX;
+}
+
 static void residual(agc_ctx *ctx, size_t agent, agc_plan *before, agc_report *r,
 		     const failures *fails, const failures *line_fails, const failures *row_fails, void *run)
 {
@@ -470,7 +635,7 @@ static void residual(agc_ctx *ctx, size_t agent, agc_plan *before, agc_report *r
 	size_t i, j;
 
 	/* run: a state made after every removal of the run, never the one discovery used */
-	if (discover_in(ctx, agent, before->id, &after, DISCOVER_AGAIN, NULL, 0, run) < 0) {
+	if (discover_in(ctx, agent, before->id, &after, DISCOVER_AGAIN, NULL, 0, run, before->flags) < 0) {
 		char *msg = agc_strfmt("error: cannot discover again: %s", agc_error_last());
 
 		agc_report_add_item(r, true, "file", "", NULL, msg ? msg : "error", before->id, 0, 0, 0);
@@ -490,6 +655,15 @@ static void residual(agc_ctx *ctx, size_t agent, agc_plan *before, agc_report *r
 							    : "error: still present";
 		agc_report_add_item(r, true, kind_name(a->kind), abs, NULL, why, a->session, 1, a->bytes,
 				    a->mtime_ms);
+		free(abs);
+	}
+	for (i = 0; i < after.locks.n; i++) {
+		const agc_plan_lock *l = &after.locks.v[i];
+		const char *why = failure_of(fails, l->root, l->rel);
+		char *abs = agc_plan_abspath(after.roots, l->root, l->rel);
+
+		agc_report_add_item(r, true, "file", abs, NULL, why ? why : "error: still present", l->session, 1, 0,
+				    l->mtime_ms);
 		free(abs);
 	}
 	for (i = 0; i < after.lines.n; i++) {
@@ -546,10 +720,11 @@ static void residual(agc_ctx *ctx, size_t agent, agc_plan *before, agc_report *r
 	/* Each child still on record is named, with reason child (R7): those the parent still
 	 * leads to (their rows or files are counted above)... */
 	for (i = 1; i < after.ids.n; i++) {
-		char *abs = after.dbs.n ? agc_plan_abspath(after.roots, after.dbs.v[0].root, after.dbs.v[0].rel)
-					: NULL;
+		size_t d = child_db(&after, i);
+		char *abs = d < after.dbs.n ? agc_plan_abspath(after.roots, after.dbs.v[d].root, after.dbs.v[d].rel)
+					    : NULL;
 
-		agc_report_add_item(r, true, after.dbs.n ? "rows" : "file", abs ? abs : "", NULL, "child",
+		agc_report_add_item(r, true, d < after.dbs.n ? "rows" : "file", abs ? abs : "", NULL, "child",
 				    after.ids.v[i], 0, 0, 0);
 		free(abs);
 	}
@@ -674,6 +849,14 @@ static void list_plan(agc_plan *p, agc_report *r, bool as_residual_links)
 			continue;
 		abs = agc_plan_abspath(p->roots, p->dbs.v[rs->db].root, p->dbs.v[rs->db].rel);
 		agc_report_add_item(r, false, "rows", abs, rs->table, NULL, p->id, rs->count, rs->bytes, 0);
+		free(abs);
+	}
+	/* the writer locks go last, in the release step */
+	for (i = 0; i < p->locks.n; i++) {
+		const agc_plan_lock *l = &p->locks.v[i];
+		char *abs = agc_plan_abspath(p->roots, l->root, l->rel);
+
+		agc_report_add_item(r, false, "file", abs ? abs : l->rel, NULL, NULL, l->session, 1, 0, l->mtime_ms);
 		free(abs);
 	}
 }
@@ -1015,8 +1198,7 @@ static bool db_holds_record(const agc_plan *p, size_t d)
 	size_t i;
 
 	for (i = 0; i < p->rows.n; i++)
-		if (p->rows.v[i].db == d && p->rows.v[i].column && !p->rows.v[i].via_table &&
-		    strcmp(p->rows.v[i].column, "id") == 0)
+		if (p->rows.v[i].db == d && p->rows.v[i].record)
 			return true;
 	return false;
 }
@@ -1392,12 +1574,42 @@ static void failures_release(failures *f)
 	memset(f, 0, sizeof(*f));
 }
 
-/* The databases finished, then the residual, rediscovered (R7; run: see residual). */
+/* The release step, last of a purge: each writer lock's file removed under the coordination
+ * lock while still ours, and the lock let go; when something a rerun could finish was left,
+ * the file stays (it is the agent's, and Codex itself clears stale ones), only let go. */
+static void release_locks(agc_plan *p, agc_report *r, purge_rest *pr)
+{
+	size_t i;
+
+	for (i = 0; i < p->locks.n; i++) {
+		agc_plan_lock *l = &p->locks.v[i];
+		char *abs;
+		int rc;
+
+		if (l->fd < 0)
+			continue;
+		rc = agc_sesslock_release(l->dfd, l->coord, agc_plan_lock_leaf(l), l->fd, !pr->fixable);
+		l->fd = -1;
+		if (rc != 1) {
+			note_failure(&pr->fails, l->root, l->rel,
+				     pr->fixable ? agc_strdup("error: kept until the rest is removed")
+						 : agc_strfmt("error: %s", rc < 0 ? agc_error_last() : "replaced meanwhile"));
+			continue;
+		}
+		abs = agc_plan_abspath(p->roots, l->root, l->rel);
+		agc_report_add_item(r, false, "file", abs ? abs : l->rel, NULL, NULL, l->session, 1, 0, l->mtime_ms);
+		free(abs);
+	}
+}
+
+/* The databases finished, the locks released, then the residual, rediscovered (R7; run: see
+ * residual). */
 static void purge_finish(agc_plan *p, size_t agent, agc_report *r, unsigned flags, purge_rest *pr, void *run)
 {
 	if (p->dbs.n)
 		rows_finish(p, r, &pr->t, flags & AGC_PURGE_SCRUB);
 	txn_release(&pr->t, p->dbs.n);
+	release_locks(p, r, pr);
 	residual(p->ctx, agent, p, r, &pr->fails, &pr->line_fails, &pr->row_fails, run);
 	r->status = r->residual.n ? AGC_ST_PARTIAL : AGC_ST_PURGED;
 	failures_release(&pr->fails);
@@ -1532,9 +1744,9 @@ static int pick_agent(agc_ctx *ctx, const char *agent, const char *id, char *can
 /* Step 1 of a run for one id: the agent, the canonical id, and its discovery into p (R1, R6).
  * Returns 1 when the report is complete already (not found, an error, a sub-agent), 0 when p
  * is ready for the gate (*agent_out set; the caller releases p), -1 out of memory. */
-static int prepare(agc_ctx *ctx, const char *agent, const char *id, mode m, agc_report **out,
-		   agc_plan *p, int *agent_out, char *const *going, size_t n_going, char *part_of,
-		   void *const *runs)
+static int prepare(agc_ctx *ctx, const char *agent, const char *id, mode m, unsigned flags,
+		   agc_report **out, agc_plan *p, int *agent_out, char *const *going, size_t n_going,
+		   char *part_of, void *const *runs)
 {
 	agc_report *r = agc_report_new(agent ? agent : "auto", id ? id : "");
 	char canon[AGC_ID_MAX];
@@ -1552,7 +1764,7 @@ static int prepare(agc_ctx *ctx, const char *agent, const char *id, mode m, agc_
 	/* 1. Discover everything read-only (R6). in-use needs only what the gate looks at, and
 	 * the rest only to tell "free" from "not found". */
 	if (discover_in(ctx, (size_t)a, canon, p, m == MODE_IN_USE ? DISCOVER_GATE : m == MODE_PURGE ? DISCOVER_PURGE : DISCOVER_ALL, going,
-			n_going, runs ? runs[a] : NULL) < 0) {
+			n_going, runs ? runs[a] : NULL, flags) < 0) {
 		agc_report_set_error(r, agc_error_last());
 		agc_plan_release(p);
 		return 1;
@@ -1594,7 +1806,7 @@ static int run_with(agc_ctx *ctx, const char *agent, const char *id, mode m, uns
 	agc_plan p;
 	int a = -1, rc;
 
-	rc = prepare(ctx, agent, id, m, out, &p, &a, NULL, 0, NULL, runs);
+	rc = prepare(ctx, agent, id, m, flags, out, &p, &a, NULL, 0, NULL, runs);
 	if (rc != 0)
 		return rc < 0 ? -1 : 0;
 	/* 2. The gate, before anything changes (R5). */
@@ -1625,6 +1837,15 @@ static void after_gate(agc_plan *p, int a, agc_report *r, mode m, unsigned flags
 				agc_report_add_item(r, true, p->notes.v[i].kind, p->notes.v[i].path, NULL, p->notes.v[i].reason,
 						    p->id, 0, 0, 0);
 		}
+		return;
+	}
+	if ((m == MODE_PURGE || m == MODE_DRY_RUN) && refuse_forks(p, r, m == MODE_DRY_RUN))
+		return;
+	/* The writer locks, taken now and held to the end (released last, purge_finish); one
+	 * taken by another process since the gate makes the session in use. */
+	if (m == MODE_PURGE && !take_locks(p, r)) {
+		add_hints(r, p);
+		r->status = AGC_ST_IN_USE;
 		return;
 	}
 	switch (m) {
@@ -2261,7 +2482,8 @@ static bool batch_recheck(batch *b, size_t k)
 	 * (no adapter keeps it in the run's state); only its holders are taken, so the run's
 	 * listings of the dirs where artifacts are looked for (each used only while its dir is as
 	 * it was) spare probing every project dir again */
-	if (discover_in(b->ctx, (size_t)it->agent, it->p.id, &fresh, DISCOVER_GATE, NULL, 0, b->run[it->agent]) < 0) {
+	if (discover_in(b->ctx, (size_t)it->agent, it->p.id, &fresh, DISCOVER_GATE, NULL, 0, b->run[it->agent],
+			it->p.flags) < 0) {
 		agc_report_add_holder(it->r, 0, agc_error_last(), "process-table", NULL);
 		agc_plan_release(&fresh);
 		return true;
@@ -2347,6 +2569,8 @@ static bool batch_gate(batch *b, size_t k)
 		return true;
 	}
 	if (batch_recheck(b, k))
+		live = true;
+	if (gate_locks(&it->p, it->r))
 		live = true;
 	for (i = 0; i < it->h.n; i++)
 		add_scan_holder(&it->p, it->r, &it->g, &it->h.v[i]);
@@ -2598,7 +2822,7 @@ static int many(agc_ctx *ctx, const char *agent, const char *const *idv, size_t 
 	for (k = 0; k < n; k++) {
 		bitem *it = &b.it[k];
 		char part_of[AGC_ID_MAX] = "";
-		int prc = prepare(ctx, agent, idv[k], m, &it->r, &it->p, &it->agent, going.v, going.n, part_of,
+		int prc = prepare(ctx, agent, idv[k], m, flags, &it->r, &it->p, &it->agent, going.v, going.n, part_of,
 				  b.run);
 		size_t j;
 
@@ -2657,12 +2881,12 @@ static int many(agc_ctx *ctx, const char *agent, const char *const *idv, size_t 
 			/* a purge with no database: its shared-file lines and its residual wait for the
 			 * end of the stretch (batch_flush); the file is noted first, as it is before
 			 * anything of this item goes */
-			if (m == MODE_PURGE && !it->p.dbs.n && batch_expect(&b, k) < 0) {
+			if (m == MODE_PURGE && !it->p.dbs.n && !it->p.locks.n && batch_expect(&b, k) < 0) {
 				rc = -1;
 				goto out;
 			}
 			live = batch_gate(&b, k);
-			if (m == MODE_PURGE && !it->p.dbs.n && !live) {
+			if (m == MODE_PURGE && !it->p.dbs.n && !it->p.locks.n && !it->p.forks.n && !live) {
 				if (purge_remove(&it->p, it->r, &it->rest)) {
 					it->pending = true;
 					continue;
@@ -2723,9 +2947,7 @@ int agc_purge(agc_ctx *ctx, const char *agent, const char *id, unsigned flags, a
 	if (!out)
 		return agc_error_set(-1, "agc_purge needs somewhere to put its report");
 	/* never a silent no-op: an option that cannot be honoured is refused before anything */
-	if (flags & AGC_PURGE_WITH_FORKS)
-		return agc_error_set(-1, "purging forks is not supported yet: no agent with forks (Codex) is supported");
-	if (flags & ~(unsigned)(AGC_PURGE_DRY_RUN | AGC_PURGE_SCRUB))
+	if (flags & ~(unsigned)(AGC_PURGE_DRY_RUN | AGC_PURGE_SCRUB | AGC_PURGE_WITH_FORKS))
 		return agc_error_set(-1, "unknown purge flags 0x%x", flags);
 	if (run(ctx, agent, id, (flags & AGC_PURGE_DRY_RUN) ? MODE_DRY_RUN : MODE_PURGE, flags, out) < 0)
 		return -1;
@@ -2740,9 +2962,7 @@ int agc_purge_many(agc_ctx *ctx, const char *agent, const char *const *ids, size
 
 	if (!out || (n && !ids))
 		return agc_error_set(-1, "agc_purge_many needs ids and somewhere to put their reports");
-	if (flags & AGC_PURGE_WITH_FORKS)
-		return agc_error_set(-1, "purging forks is not supported yet: no agent with forks (Codex) is supported");
-	if (flags & ~(unsigned)(AGC_PURGE_DRY_RUN | AGC_PURGE_SCRUB))
+	if (flags & ~(unsigned)(AGC_PURGE_DRY_RUN | AGC_PURGE_SCRUB | AGC_PURGE_WITH_FORKS))
 		return agc_error_set(-1, "unknown purge flags 0x%x", flags);
 	for (i = 0; i < n; i++)
 		out[i] = NULL;

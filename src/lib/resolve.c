@@ -176,7 +176,7 @@ int agc_id_whole(const char *agent, const char *id)
 
 		if ((want >= 0 && (size_t)want != a) || ad->id_canon(id, canon) < 0)
 			continue;
-		if (folds_case(ad) ? strlen(id) == AGC_UUID_LEN : agc_id_opencode_generated(id))
+		if (ad->id_whole && ad->id_whole(id))
 			return 1;
 	}
 	return 0;

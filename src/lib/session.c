@@ -52,6 +52,7 @@ void agc_plan_release(agc_plan *p)
 	for (i = 0; i < p->ids.n; i++)
 		free(p->ids.v[i]);
 	free(p->ids.v);
+	free(p->id_db.v);
 	for (i = 0; i < p->arts.n; i++) {
 		free(p->arts.v[i].rel);
 		free(p->arts.v[i].session);
@@ -85,6 +86,21 @@ void agc_plan_release(agc_plan *p)
 	for (i = 0; i < p->watch.n; i++)
 		free(p->watch.v[i].label);
 	free(p->watch.v);
+	for (i = 0; i < p->locks.n; i++) {
+		agc_plan_lock *l = &p->locks.v[i];
+
+		/* a lock still held is let go, its file kept (the purge did not reach its end) */
+		if (l->fd >= 0)
+			agc_sesslock_release(l->dfd, l->coord, agc_plan_lock_leaf(l), l->fd, false);
+		if (l->dfd >= 0)
+			close(l->dfd);
+		free(l->rel);
+		free(l->session);
+	}
+	free(p->locks.v);
+	for (i = 0; i < p->forks.n; i++)
+		free(p->forks.v[i]);
+	free(p->forks.v);
 	agc_holders_release(&p->holders);
 	meta_release(&p->meta);
 	agc_rootset_release(&p->local);
@@ -188,17 +204,38 @@ int agc_plan_add_id(agc_plan *p, const char *id)
 	char **slot;
 	size_t i;
 
+	size_t *db;
+
 	for (i = 0; i < p->ids.n; i++)
 		if (strcmp(p->ids.v[i], id) == 0)
 			return 0;
-	slot = AGC_ARRAY_PUSH(&p->ids, AGC_PLAN_MAX_ITEMS);
-	if (!slot)
+	db = AGC_ARRAY_PUSH(&p->id_db, AGC_PLAN_MAX_ITEMS);
+	if (!db)
 		return -1;
+	*db = SIZE_MAX;
+	slot = AGC_ARRAY_PUSH(&p->ids, AGC_PLAN_MAX_ITEMS);
+	if (!slot) {
+		p->id_db.n--;
+		return -1;
+	}
 	*slot = agc_strdup(id);
 	if (!*slot) {
 		p->ids.n--;
+		p->id_db.n--;
 		return -1;
 	}
+	return 0;
+}
+
+int agc_plan_add_id_in(agc_plan *p, const char *id, size_t db)
+{
+	size_t i;
+
+	if (agc_plan_add_id(p, id) < 0)
+		return -1;
+	for (i = 0; i < p->ids.n; i++)
+		if (strcmp(p->ids.v[i], id) == 0 && p->id_db.v[i] == SIZE_MAX)
+			p->id_db.v[i] = db;
 	return 0;
 }
 
@@ -401,6 +438,77 @@ int agc_plan_add_rows(agc_plan *p, size_t db, const char *table, const char *col
 	return 0;
 }
 
+int agc_plan_add_record_rows(agc_plan *p, size_t db, const char *table, const char *column)
+{
+	if (agc_plan_add_rows(p, db, table, column, NULL, NULL, NULL, NULL) < 0)
+		return -1;
+	p->rows.v[p->rows.n - 1].record = true;
+	return 0;
+}
+
+const char *agc_plan_lock_leaf(const agc_plan_lock *l)
+{
+	const char *slash = strrchr(l->rel, '/');
+
+	return slash ? slash + 1 : l->rel;
+}
+
+int agc_plan_add_lock(agc_plan *p, size_t root, const char *rel, const char *coord, const char *session)
+{
+	int rootfd = agc_plan_rootfd(p, root);
+	agc_plan_lock *l;
+	struct stat st;
+	size_t i;
+
+	if (rootfd < 0)
+		return 0; /* the root itself is noted (agc_plan_rootfd) */
+	if (fstatat(rootfd, rel, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT || errno == ENOTDIR ? 0 : agc_plan_add_note(p, root, rel, strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return agc_plan_add_note(p, root, rel, S_ISLNK(st.st_mode) ? "symlink" : "not a regular file") < 0 ? -1 : 0;
+	for (i = 0; i < p->locks.n; i++)
+		if (p->locks.v[i].root == root && strcmp(p->locks.v[i].rel, rel) == 0)
+			return 1;
+	l = AGC_ARRAY_PUSH(&p->locks, AGC_PLAN_MAX_ITEMS);
+	if (!l)
+		return -1;
+	memset(l, 0, sizeof(*l));
+	l->root = root;
+	l->coord = coord;
+	l->dev = st.st_dev;
+	l->ino = st.st_ino;
+	l->disk = (uint64_t)st.st_blocks * 512;
+	l->mtime_ms = (int64_t)st.st_mtim.tv_sec * 1000 + st.st_mtim.tv_nsec / 1000000;
+	l->dfd = l->fd = -1;
+	l->rel = agc_strdup(rel);
+	l->session = agc_strdup(session ? session : p->id);
+	if (!l->rel || !l->session) {
+		free(l->rel);
+		free(l->session);
+		p->locks.n--;
+		return -1;
+	}
+	return 1;
+}
+
+int agc_plan_add_fork(agc_plan *p, const char *id)
+{
+	char **s;
+	size_t i;
+
+	for (i = 0; i < p->forks.n; i++)
+		if (strcmp(p->forks.v[i], id) == 0)
+			return 0;
+	s = AGC_ARRAY_PUSH(&p->forks, AGC_PLAN_MAX_ITEMS);
+	if (!s)
+		return -1;
+	if (!(*s = agc_strdup(id))) {
+		p->forks.n--;
+		return -1;
+	}
+	return 0;
+}
+
 int agc_plan_add_watch(agc_plan *p, size_t root, const char *rel)
 {
 	int rootfd = agc_plan_rootfd(p, root);
@@ -547,7 +655,7 @@ bool agc_plan_empty(const agc_plan *p)
 			return false;
 
 	/* A dir that could not be read may hold the session: that is not "not found". */
-	if (p->arts.n || p->holders.n || p->notes.n)
+	if (p->arts.n || p->holders.n || p->notes.n || p->locks.n)
 		return false;
 	for (i = 0; i < p->lines.n; i++)
 		if (p->lines.v[i].count)

@@ -204,16 +204,16 @@ static void test_db_purge_needs_out(void **state)
 	assert_int_equal(agc_in_use(NULL, "opencode", "ses_x", NULL), -1);
 }
 
-static void test_db_purge_with_forks_refused(void **state)
+/* a flag that is not a purge flag is refused before anything, never ignored */
+static void test_db_purge_unknown_flag_refused(void **state)
 {
 	agc_report *r = NULL;
 
 	(void)state;
-	assert_int_equal(agc_purge(NULL, "opencode", "ses_x", AGC_PURGE_WITH_FORKS, &r), -1);
-	assert_null(r);
-	assert_non_null(strstr(agc_error_last(), "not supported yet"));
 	assert_int_equal(agc_purge(NULL, "opencode", "ses_x", 1u << 20, &r), -1);
 	assert_null(r);
+	assert_non_null(strstr(agc_error_last(), "unknown purge flags"));
+	assert_int_equal(agc_purge_many(NULL, "opencode", NULL, 0, AGC_PURGE_WITH_FORKS | (1u << 21), &r), -1);
 }
 
 static int autocheckpoint(fx *f)
@@ -258,7 +258,7 @@ int main(void)
 		T(test_db_watch_cascade_to_other_rows_refused),
 		T(test_db_autocheckpoint_off_and_restored),
 		cmocka_unit_test(test_db_purge_needs_out),
-		cmocka_unit_test(test_db_purge_with_forks_refused),
+		cmocka_unit_test(test_db_purge_unknown_flag_refused),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

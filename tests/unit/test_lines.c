@@ -48,6 +48,10 @@
 #define HISTORY L_A1 L_B1 L_BAD L_A2 L_EMPTY L_B2 L_B3
 #define HISTORY_WITHOUT_A L_B1 L_BAD L_EMPTY L_B2 L_B3
 
+static const agc_lock_spec mkdir_lock = {
+	.kind = AGC_LOCK_MKDIR, .suffix = ".lock", .stale_ms = 10000, .hold_ms = 5000, .tries = 4, .interval_ms = 100,
+};
+
 static char base[PATH_MAX];
 static int rootfd = -1;
 static pid_t holder = -1; /* a child holding a file open, killed and reaped in teardown */
@@ -166,7 +170,7 @@ static agc_lineset history_set(const char *rel)
 	memset(&ls, 0, sizeof(ls));
 	ls.root = 0;
 	ls.rel = (char *)rel;
-	ls.lock = AGC_LOCK_MKDIR_10S;
+	ls.lock = &mkdir_lock;
 	ls.match = match_session;
 	return ls;
 }

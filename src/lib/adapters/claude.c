@@ -69,9 +69,15 @@ static int claude_id(const char *in, char *out)
 	return agc_id_uuid(in, out);
 }
 
+/* A session's UUID, whole (a sub-agent's id is looked up as a prefix) */
+static bool claude_id_whole(const char *id)
+{
+	return strlen(id) == AGC_UUID_LEN;
+}
+
 static int claude_roots(agc_ctx *ctx, agc_rootset *rs)
 {
-	const char *cfg = agc_ctx_env(ctx, "CLAUDE_CONFIG_DIR");
+	const char *cfg = agc_ctx_env(ctx, "CLAUDE_CONFIG_DIR"), *tmp;
 	char *def = NULL;
 	int rc;
 
@@ -86,7 +92,11 @@ static int claude_roots(agc_ctx *ctx, agc_rootset *rs)
 	}
 	if (rc < 0)
 		return -1;
-	return agc_rootset_add(rs, "temp", ctx->tmp, ctx->tmp_source) < 0 ? -1 : 0;
+	/* Claude's own temp variable first, then the caller's temp dir (formats/claude-code.md) */
+	tmp = agc_ctx_env(ctx, "CLAUDE_CODE_TMPDIR");
+	return agc_rootset_add(rs, "temp", tmp ? tmp : ctx->tmp, tmp ? "CLAUDE_CODE_TMPDIR" : ctx->tmp_source) < 0
+		       ? -1
+		       : 0;
 }
 
 /* ---- ids and names ----------------------------------------------------------------------- */
@@ -1020,6 +1030,18 @@ static bool ci_find(const char *hay, size_t len, const char *needle, size_t nl)
 	return false;
 }
 
+/* history.jsonl's lock: proper-lockfile's, a "history.jsonl.lock" dir refreshed while held and
+ * stale after 10 s (formats/claude-code.md); taken in 4 tries 100 ms apart, and a hold longer
+ * than 5 s is treated as lost (it may have been broken as stale meanwhile). */
+static const agc_lock_spec history_lock = {
+	.kind = AGC_LOCK_MKDIR,
+	.suffix = ".lock",
+	.stale_ms = 10000,
+	.hold_ms = 5000,
+	.tries = 4,
+	.interval_ms = 100,
+};
+
 /* A history line belongs to the session when its sessionId is one of ids (any case). A line
  * that does not parse never matches: malformed input never widens a deletion (R8). */
 static bool history_match(const char *line, size_t len, char *const *ids, size_t n_ids)
@@ -1803,7 +1825,7 @@ static int discover_history(agc_plan *p, int cfg)
 		return -1;
 	ls->root = R_CONFIG;
 	ls->rel = agc_strdup("history.jsonl");
-	ls->lock = AGC_LOCK_MKDIR_10S;
+	ls->lock = &history_lock;
 	ls->match = history_match;
 	ls->which_new = history_which_new;
 	ls->which = history_which;
@@ -3606,6 +3628,7 @@ out:
 const agc_adapter agc_adapter_claude = {
 	.name = "claude",
 	.id_canon = claude_id,
+	.id_whole = claude_id_whole,
 	.inside_parent = subagent_id,
 	.roots = claude_roots,
 	.discover = claude_discover,

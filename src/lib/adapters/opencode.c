@@ -378,7 +378,7 @@ static int db_rowsets(agc_plan *p, sqlite3 *db, const schema *s, size_t dbi)
 			for (k = 0; k < s->nsess; k++)
 				is_sess |= strcmp(t, s->sess[k]) == 0;
 			if (is_sess) {
-				rc = agc_plan_add_rows(p, dbi, t, "id", NULL, NULL, NULL, NULL);
+				rc = agc_plan_add_record_rows(p, dbi, t, "id");
 				continue;
 			}
 			direct = agc_db_has_column(db, t, "session_id");
@@ -2127,6 +2127,7 @@ static int oc_list(agc_ctx *ctx, const agc_rootset *rs, const agc_ls_opts *opts,
 const agc_adapter agc_adapter_opencode = {
 	.name = "opencode",
 	.id_canon = oc_id,
+	.id_whole = agc_id_opencode_generated,
 	.roots = oc_roots,
 	.discover = oc_discover,
 	.list = oc_list,
