@@ -444,7 +444,7 @@ static void test_holders_open_file_self_skipped(void **state)
 	t_writes("mine.jsonl", "{}\n");
 	files[0].id = devino_t("mine.jsonl");
 	files[0].label = "mine.jsonl";
-	fd = open(t_pathf("mine.jsonl"), O_RDONLY | O_CLOEXEC);
+	fd = open(t_path("mine.jsonl"), O_RDONLY | O_CLOEXEC);
 	assert_true(fd >= 0);
 
 	memset(&q, 0, sizeof(q));
@@ -608,7 +608,7 @@ static void test_holders_missing_procroot(void **state)
 
 	(void)state;
 	memset(&q, 0, sizeof(q));
-	q.procroot = t_pathf("no-such-proc");
+	q.procroot = t_path("no-such-proc");
 	q.ids = ids;
 	q.n_ids = 1;
 	assert_int_equal(agc_holders_scan(&q, &h), -1);
@@ -727,19 +727,19 @@ static void test_holders_unstatable_fd(void **state)
 
 	(void)state;
 	assert_int_equal(chmod(t_dir, 0711), 0);
-	assert_int_equal(mkdir(t_pathf("u"), 0755), 0);
+	assert_int_equal(mkdir(t_path("u"), 0755), 0);
 	if (getuid() == 0)
-		assert_int_equal(chown(t_pathf("u"), 65534, 65534), 0);
+		assert_int_equal(chown(t_path("u"), 65534, 65534), 0);
 	child = fork();
 	assert_true(child >= 0);
 	if (child == 0) {
 		if (getuid() == 0 && (setgid(65534) < 0 || setuid(65534) < 0))
 			_exit(10);
-		_exit(unstatable_fd_child(t_pathf("u")));
+		_exit(unstatable_fd_child(t_path("u")));
 	}
 	assert_int_equal(waitpid(child, &status, 0), child);
 	/* let the teardown remove the tree (root ignores the mode; its owner does not) */
-	chmod(t_pathf("u/locked"), 0700);
+	chmod(t_path("u/locked"), 0700);
 	assert_true(WIFEXITED(status));
 	if (WEXITSTATUS(status) == 10) {
 		print_message("skipped: cannot drop to uid 65534\n");
@@ -797,13 +797,13 @@ static void test_holders_fake_tree(void **state)
 
 	fake_proc(300, "cat");
 	fake_file(300, "cmdline", "cat\0s.jsonl\0", 12);
-	assert_int_equal(mkdir(t_pathf("proc/300/fd"), 0700), 0);
+	assert_int_equal(mkdir(t_path("proc/300/fd"), 0700), 0);
 	t_writes("s.jsonl", "{}\n");
 	t_writes("t.jsonl", "{}\n");
-	assert_int_equal(symlink(t_pathf("s.jsonl"), t_pathf("proc/300/fd/0")), 0);
+	assert_int_equal(symlink(t_path("s.jsonl"), t_path("proc/300/fd/0")), 0);
 	t_writes("proc/300/maps", "");
 
-	assert_int_equal(mkdir(t_pathf("proc/400"), 0700), 0);  /* vanished */
+	assert_int_equal(mkdir(t_path("proc/400"), 0700), 0);  /* vanished */
 
 	fake_proc(500, "bash");
 	fake_file(500, "cmdline", "bash\0--resume=ses_other\0", 24);
@@ -874,10 +874,10 @@ static void test_holders_cwd(void **state)
 	const agc_holder *x;
 
 	(void)state;
-	assert_int_equal(mkdir(t_pathf("sess"), 0700), 0);
-	assert_int_equal(mkdir(t_pathf("sess/tasks"), 0700), 0);
-	assert_int_equal(mkdir(t_pathf("other"), 0700), 0);
-	assert_int_equal(mkdir(t_pathf("proj"), 0700), 0);
+	assert_int_equal(mkdir(t_path("sess"), 0700), 0);
+	assert_int_equal(mkdir(t_path("sess/tasks"), 0700), 0);
+	assert_int_equal(mkdir(t_path("other"), 0700), 0);
+	assert_int_equal(mkdir(t_path("proj"), 0700), 0);
 	files[0].id = devino_t("sess");
 	files[0].label = "sess";
 	files[1].id = devino_t("sess/tasks");
@@ -887,24 +887,24 @@ static void test_holders_cwd(void **state)
 
 	fake_proc(700, "sleep");               /* cwd inside the session */
 	fake_file(700, "cmdline", "sleep\0", 6);
-	assert_int_equal(symlink(t_pathf("sess/tasks"), t_pathf("proc/700/cwd")), 0);
+	assert_int_equal(symlink(t_path("sess/tasks"), t_path("proc/700/cwd")), 0);
 	fake_proc(701, "sleep");               /* cwd elsewhere */
 	fake_file(701, "cmdline", "sleep\0", 6);
-	assert_int_equal(symlink(t_pathf("other"), t_pathf("proc/701/cwd")), 0);
+	assert_int_equal(symlink(t_path("other"), t_path("proc/701/cwd")), 0);
 	fake_proc(702, "claude");              /* the agent at the project, no registry */
 	fake_file(702, "cmdline", "claude\0", 7);
-	assert_int_equal(symlink(t_pathf("proj"), t_pathf("proc/702/cwd")), 0);
+	assert_int_equal(symlink(t_path("proj"), t_path("proc/702/cwd")), 0);
 	fake_proc(703, "claude");              /* the same, accounted for by a registry */
 	fake_file(703, "cmdline", "claude\0", 7);
-	assert_int_equal(symlink(t_pathf("proj"), t_pathf("proc/703/cwd")), 0);
+	assert_int_equal(symlink(t_path("proj"), t_path("proc/703/cwd")), 0);
 	fake_proc(704, "vim");                 /* not the agent, at the project */
 	fake_file(704, "cmdline", "vim\0", 4);
-	assert_int_equal(symlink(t_pathf("proj"), t_pathf("proc/704/cwd")), 0);
+	assert_int_equal(symlink(t_path("proj"), t_path("proc/704/cwd")), 0);
 	fake_proc(705, "python3");             /* a dir fd inside the session, cwd elsewhere */
 	fake_file(705, "cmdline", "python3\0", 8);
-	assert_int_equal(symlink(t_pathf("other"), t_pathf("proc/705/cwd")), 0);
-	assert_int_equal(mkdir(t_pathf("proc/705/fd"), 0700), 0);
-	assert_int_equal(symlink(t_pathf("sess/tasks"), t_pathf("proc/705/fd/4")), 0);
+	assert_int_equal(symlink(t_path("other"), t_path("proc/705/cwd")), 0);
+	assert_int_equal(mkdir(t_path("proc/705/fd"), 0700), 0);
+	assert_int_equal(symlink(t_path("sess/tasks"), t_path("proc/705/fd/4")), 0);
 
 	memset(&q, 0, sizeof(q));
 	q.procroot = fakeproc;
@@ -962,7 +962,7 @@ static void test_holders_many_threads(void **state)
 		snprintf(idbuf[i], sizeof(idbuf[i]), "ses_many_%02zu", i);
 		ids[i] = idbuf[i];
 	}
-	assert_int_equal(mkdir(t_pathf("sess"), 0700), 0);
+	assert_int_equal(mkdir(t_path("sess"), 0700), 0);
 	t_writes("s.jsonl", "{}\n");
 	files[0].id = devino_t("s.jsonl");
 	files[0].label = "s.jsonl";
@@ -990,8 +990,8 @@ static void test_holders_many_threads(void **state)
 		case 2: /* an fd on the transcript, behind many other fds when i % 60 == 2 */
 			fake_file(pid, "cmdline", "tool\0", 5);
 			for (k = 0; i % 60 == 2 && k < 300; k++)
-				assert_int_equal(symlink(t_pathf("sess"), t_pathf("proc/%ld/fd/%zu", (long)pid, 100 + k)), 0);
-			assert_int_equal(symlink(t_pathf("s.jsonl"), t_pathf("proc/%ld/fd/3", (long)pid)), 0);
+				assert_int_equal(symlink(t_path("sess"), t_pathf("proc/%ld/fd/%zu", (long)pid, 100 + k)), 0);
+			assert_int_equal(symlink(t_path("s.jsonl"), t_pathf("proc/%ld/fd/3", (long)pid)), 0);
 			want += i % 60 == 2 ? 2 : 1;
 			break;
 		case 3: /* a mapping only */
@@ -1004,7 +1004,7 @@ static void test_holders_many_threads(void **state)
 			break;
 		case 4: /* its cwd inside the session */
 			fake_file(pid, "cmdline", "tool\0", 5);
-			assert_int_equal(symlink(t_pathf("sess"), t_pathf("proc/%ld/cwd", (long)pid)), 0);
+			assert_int_equal(symlink(t_path("sess"), t_pathf("proc/%ld/cwd", (long)pid)), 0);
 			want++;
 			break;
 		default: /* nothing of the session */
@@ -1074,12 +1074,12 @@ static bool swap_900(pid_t pid, void *ud)
 
 	if (pid != 900 || c->calls++)
 		return true;
-	assert_int_equal(rename(t_pathf("proc/900"), t_pathf("old-900")), 0);
-	assert_int_equal(mkdir(t_pathf("proc/900"), 0700), 0);
+	assert_int_equal(rename(t_path("proc/900"), t_path("old-900")), 0);
+	assert_int_equal(mkdir(t_path("proc/900"), 0700), 0);
 	snprintf(text, sizeof(text), "900 (other) S 1 900 900 0 -1 4194560 1 0 0 0 0 0 0 0 20 0 1 0 9000 5000 100\n");
 	t_writes("proc/900/stat", text);
 	t_write("proc/900/cmdline", "other\0", 6);
-	assert_int_equal(mkdir(t_pathf("proc/900/fd"), 0700), 0);
+	assert_int_equal(mkdir(t_path("proc/900/fd"), 0700), 0);
 	return true;
 }
 
@@ -1092,7 +1092,7 @@ static void test_holders_pid_dir_replaced(void **state)
 	const agc_holder *x;
 
 	(void)state;
-	assert_int_equal(mkdir(t_pathf("proj"), 0700), 0);
+	assert_int_equal(mkdir(t_path("proj"), 0700), 0);
 	t_writes("s.jsonl", "{}\n");
 	files[0].id = devino_t("s.jsonl");
 	files[0].label = "s.jsonl";
@@ -1100,9 +1100,9 @@ static void test_holders_pid_dir_replaced(void **state)
 	project.label = "/work/proj";
 	fake_proc(900, "claude");
 	fake_file(900, "cmdline", "claude\0", 7);
-	assert_int_equal(symlink(t_pathf("proj"), t_pathf("proc/900/cwd")), 0);
-	assert_int_equal(mkdir(t_pathf("proc/900/fd"), 0700), 0);
-	assert_int_equal(symlink(t_pathf("s.jsonl"), t_pathf("proc/900/fd/7")), 0);
+	assert_int_equal(symlink(t_path("proj"), t_path("proc/900/cwd")), 0);
+	assert_int_equal(mkdir(t_path("proc/900/fd"), 0700), 0);
+	assert_int_equal(symlink(t_path("s.jsonl"), t_path("proc/900/fd/7")), 0);
 
 	memset(&q, 0, sizeof(q));
 	q.procroot = fakeproc;
@@ -1139,8 +1139,8 @@ static void test_holders_maps_only_when_needed(void **state)
 	files[0].label = "s.db";
 	fake_proc(800, "opencode");
 	fake_file(800, "cmdline", "opencode\0-s\0ses_maps\0", 21);
-	assert_int_equal(mkdir(t_pathf("proc/800/fd"), 0700), 0);
-	assert_int_equal(mkdir(t_pathf("proc/800/maps"), 0700), 0);
+	assert_int_equal(mkdir(t_path("proc/800/fd"), 0700), 0);
+	assert_int_equal(mkdir(t_path("proc/800/maps"), 0700), 0);
 
 	memset(&q, 0, sizeof(q));
 	q.procroot = fakeproc;
@@ -1155,8 +1155,8 @@ static void test_holders_maps_only_when_needed(void **state)
 
 	fake_proc(801, "cat");
 	fake_file(801, "cmdline", "cat\0", 4);
-	assert_int_equal(mkdir(t_pathf("proc/801/fd"), 0700), 0);
-	assert_int_equal(mkdir(t_pathf("proc/801/maps"), 0700), 0);
+	assert_int_equal(mkdir(t_path("proc/801/fd"), 0700), 0);
+	assert_int_equal(mkdir(t_path("proc/801/maps"), 0700), 0);
 	assert_int_equal(agc_holders_scan(&q, &h), -1);
 	agc_holders_release(&h);
 }
@@ -1210,7 +1210,7 @@ static void test_holders_empty_query(void **state)
 
 	(void)state;
 	memset(&q, 0, sizeof(q));
-	q.procroot = t_pathf("no-such-proc");
+	q.procroot = t_path("no-such-proc");
 	assert_int_equal(agc_holders_scan(&q, &h), 0);
 	assert_int_equal(h.n, 0);
 	assert_int_equal(agc_holders_scan(NULL, &h), -1);
@@ -1433,7 +1433,7 @@ static void test_snap_unreadable(void **state)
 
 	(void)state;
 	memset(&o, 0, sizeof(o));
-	o.procroot = t_pathf("no-such-proc");
+	o.procroot = t_path("no-such-proc");
 	assert_int_equal(agc_snap_take(&o, &sn), -1);
 	assert_null(sn);
 	o.procroot = fakeproc;

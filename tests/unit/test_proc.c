@@ -192,7 +192,7 @@ static void test_proc_each_fake(void **state)
 	t_mkdir("proc/0123");           /* not a pid: leading zero */
 	t_mkdir("proc/12a");
 	t_writes("proc/stat", "btime 1\n");
-	assert_int_equal(symlink("100", t_pathf("proc/self")), 0);
+	assert_int_equal(symlink("100", t_path("proc/self")), 0);
 
 	assert_int_equal(agc_proc_each(fakeproc, collect, &s), 0);
 	qsort(s.v, s.n, sizeof(s.v[0]), pid_cmp);
@@ -225,7 +225,7 @@ static void test_proc_each_missing_root(void **state)
 	seen_pids s = {{0}, 0, 0};
 
 	(void)state;
-	assert_int_equal(agc_proc_each(t_pathf("no-such-proc"), collect, &s), -1);
+	assert_int_equal(agc_proc_each(t_path("no-such-proc"), collect, &s), -1);
 	assert_non_null(strstr(agc_error_last(), "no-such-proc"));
 	assert_int_equal(s.n, 0);
 }
@@ -289,11 +289,11 @@ static void test_proc_files_fake(void **state)
 	t_mkdir("proc/600/fd");
 	t_writes("a.txt", "a");
 	t_writes("b.txt", "b");
-	assert_int_equal(stat(t_pathf("a.txt"), &a), 0);
-	assert_int_equal(stat(t_pathf("b.txt"), &b), 0);
-	assert_int_equal(symlink(t_pathf("a.txt"), t_pathf("proc/600/fd/3")), 0);
-	assert_int_equal(symlink(t_pathf("b.txt"), t_pathf("proc/600/fd/4")), 0);
-	assert_int_equal(symlink(t_pathf("gone.txt"), t_pathf("proc/600/fd/5")), 0); /* closed since */
+	assert_int_equal(stat(t_path("a.txt"), &a), 0);
+	assert_int_equal(stat(t_path("b.txt"), &b), 0);
+	assert_int_equal(symlink(t_path("a.txt"), t_path("proc/600/fd/3")), 0);
+	assert_int_equal(symlink(t_path("b.txt"), t_path("proc/600/fd/4")), 0);
+	assert_int_equal(symlink(t_path("gone.txt"), t_path("proc/600/fd/5")), 0); /* closed since */
 
 	maps = malloc(20000);
 	assert_non_null(maps);
@@ -417,8 +417,8 @@ static void test_proc_maps_chunks(void **state)
 	/* an open dir is an fd like any other */
 	t_mkdir("proc/610/fd");
 	t_mkdir("held-dir");
-	assert_int_equal(stat(t_pathf("held-dir"), &dir), 0);
-	assert_int_equal(symlink(t_pathf("held-dir"), t_pathf("proc/610/fd/7")), 0);
+	assert_int_equal(stat(t_path("held-dir"), &dir), 0);
+	assert_int_equal(symlink(t_path("held-dir"), t_path("proc/610/fd/7")), 0);
 	memset(&d, 0, sizeof(d));
 	assert_int_equal(agc_proc_fds(fakeproc, 610, collect_files, &d), 0);
 	assert_int_equal(d.n, 1);
@@ -435,8 +435,8 @@ static void test_proc_cwd_id(void **state)
 	(void)state;
 	fake_stat(620, "cwd", 1, 1);
 	t_mkdir("work");
-	assert_int_equal(stat(t_pathf("work"), &dir), 0);
-	assert_int_equal(symlink(t_pathf("work"), t_pathf("proc/620/cwd")), 0);
+	assert_int_equal(stat(t_path("work"), &dir), 0);
+	assert_int_equal(symlink(t_path("work"), t_path("proc/620/cwd")), 0);
 	assert_int_equal(agc_proc_cwd_id(fakeproc, 620, &c), 0);
 	assert_true(c.dev == dir.st_dev && c.ino == dir.st_ino);
 	assert_int_equal(agc_proc_cwd_id(fakeproc, 621, &c), AGC_ENOTFOUND);
@@ -476,10 +476,10 @@ static void test_proc_files_live(void **state)
 	memset(&w, 0, sizeof(w));
 	t_writes("live-a", "aaaa");
 	t_writes("live-b", "bbbb");
-	fa = open(t_pathf("live-a"), O_RDONLY | O_CLOEXEC);
+	fa = open(t_path("live-a"), O_RDONLY | O_CLOEXEC);
 	assert_true(fa >= 0);
 	assert_int_equal(fstat(fa, &w.a), 0);
-	fb = open(t_pathf("live-b"), O_RDONLY | O_CLOEXEC);
+	fb = open(t_path("live-b"), O_RDONLY | O_CLOEXEC);
 	assert_true(fb >= 0);
 	assert_int_equal(fstat(fb, &w.b), 0);
 	map = mmap(NULL, 4, PROT_READ, MAP_SHARED, fb, 0);
@@ -555,17 +555,17 @@ static void test_proc_files_unstatable_fd(void **state)
 	assert_int_equal(chmod(t_dir, 0711), 0);
 	t_mkdir("u");
 	if (getuid() == 0)
-		assert_int_equal(chown(t_pathf("u"), 65534, 65534), 0);
+		assert_int_equal(chown(t_path("u"), 65534, 65534), 0);
 	child = fork();
 	assert_true(child >= 0);
 	if (child == 0) {
 		if (getuid() == 0 && (setgid(65534) < 0 || setuid(65534) < 0))
 			_exit(10);
-		_exit(unstatable_fd_child(t_pathf("u")));
+		_exit(unstatable_fd_child(t_path("u")));
 	}
 	assert_int_equal(waitpid(child, &status, 0), child);
 	/* let the teardown remove the tree (root ignores the mode; its owner does not) */
-	chmod(t_pathf("u/locked"), 0700);
+	chmod(t_path("u/locked"), 0700);
 	assert_true(WIFEXITED(status));
 	if (WEXITSTATUS(status) == 10) {
 		print_message("skipped: cannot drop to uid 65534\n");
@@ -616,7 +616,7 @@ static void test_proc_argv_cwd_live(void **state)
 	assert_string_equal(b.ptr, cwd);
 
 	fake_stat(900, "cwd", 1, 1);
-	assert_int_equal(symlink("/some/where", t_pathf("proc/900/cwd")), 0);
+	assert_int_equal(symlink("/some/where", t_path("proc/900/cwd")), 0);
 	assert_int_equal(agc_proc_cwd(fakeproc, 900, &b), 0);
 	assert_string_equal(b.ptr, "/some/where");
 	assert_int_equal(agc_proc_cwd(fakeproc, 901, &b), AGC_ENOTFOUND);
@@ -659,10 +659,10 @@ static void test_proc_at_live(void **state)
 	memset(&w, 0, sizeof(w));
 	t_writes("at-a", "aaaa");
 	t_writes("at-b", "bbbb");
-	fa = open(t_pathf("at-a"), O_RDONLY | O_CLOEXEC);
+	fa = open(t_path("at-a"), O_RDONLY | O_CLOEXEC);
 	assert_true(fa >= 0);
 	assert_int_equal(fstat(fa, &w.a), 0);
-	fb = open(t_pathf("at-b"), O_RDONLY | O_CLOEXEC);
+	fb = open(t_path("at-b"), O_RDONLY | O_CLOEXEC);
 	assert_true(fb >= 0);
 	assert_int_equal(fstat(fb, &w.b), 0);
 	map = mmap(NULL, 4, PROT_READ, MAP_SHARED, fb, 0);
@@ -799,7 +799,7 @@ static void test_proc_at_gone(void **state)
 	t_write("proc/960/cmdline", "old\0", 4);
 	pfd = agc_proc_open(fakeproc, 960);
 	assert_true(pfd >= 0);
-	assert_int_equal(rename(t_pathf("proc/960"), t_pathf("old-960")), 0);
+	assert_int_equal(rename(t_path("proc/960"), t_path("old-960")), 0);
 	fake_stat(960, "new", 1, 1);
 	t_write("proc/960/cmdline", "new\0", 4);
 	assert_int_equal(agc_proc_argv_at(pfd, 960, 4096, &b), 0);
@@ -868,7 +868,7 @@ static void test_proc_boot_ms_fake(void **state)
 
 	t_writes("proc/stat", "cpu 1 2 3\nctxt 5\n");
 	assert_int_equal(agc_proc_boot_ms(fakeproc, &ms), -1);
-	assert_int_equal(agc_proc_boot_ms(t_pathf("nowhere"), &ms), -1);
+	assert_int_equal(agc_proc_boot_ms(t_path("nowhere"), &ms), -1);
 }
 
 static void test_proc_boot_ms_live(void **state)
