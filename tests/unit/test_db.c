@@ -1,6 +1,8 @@
 /* Unit tests of db.c: the change invariant of a purge's transaction (SPEC R4), on in-memory
  * databases. Each test builds a schema, declares the plan (rows whose key column holds 'S'),
- * runs deletes as the engine does, and asks for the verdict before any commit. */
+ * runs deletes as the engine does, and asks for the verdict before any commit. The tests of
+ * databases on disk (opens, the busy probe) work in a fresh directory under $TMPDIR
+ * (agc_test.h). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -10,6 +12,8 @@
 #include <string.h>
 
 #include <cmocka.h>
+
+#include "agc_test.h"
 
 #include "agentgc/agentgc.h"
 #include "db.h"
@@ -243,7 +247,175 @@ static void test_db_autocheckpoint_off_and_restored(void **state)
 	assert_int_equal(autocheckpoint(f), 777);
 }
 
+/* ---- databases on disk ----------------------------------------------------------------- */
+
+static int setup_dir(void **state)
+{
+	(void)state;
+	return t_setup_dir("db");
+}
+
+static int teardown_dir(void **state)
+{
+	(void)state;
+	return t_teardown_dir();
+}
+
+/* A database file rel made with sql (journal mode WAL when wal). */
+static void make_db(const char *rel, bool wal, const char *sql)
+{
+	sqlite3 *db = NULL;
+	char *msg = NULL;
+
+	assert_int_equal(sqlite3_open(t_path(rel), &db), SQLITE_OK);
+	if (wal)
+		assert_int_equal(sqlite3_exec(db, "PRAGMA journal_mode=WAL", NULL, NULL, NULL), SQLITE_OK);
+	if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK)
+		fail_msg("%s: %s", sql, msg ? msg : "?");
+	sqlite3_close(db);
+}
+
+/* R8: a file that is not SQLite is refused at the open with a clear error naming it, read-only
+ * and read-write, and is left as it was; a missing file is never created; a symlink is never
+ * opened for writing. */
+static void test_db_open_not_sqlite(void **state)
+{
+	static const char junk[] = "this is not a database, just text that is long enough......."
+				   "...............................................................";
+	sqlite3 *db = NULL;
+	char *back;
+
+	(void)state;
+	t_writes("junk.db", junk);
+	assert_int_equal(agc_db_open_ro(t_path("junk.db"), &db), -1);
+	assert_null(db);
+	assert_non_null(strstr(agc_error_last(), "junk.db"));
+	assert_non_null(strstr(agc_error_last(), "not a database"));
+	assert_int_equal(agc_db_open_rw(t_path("junk.db"), &db), -1);
+	assert_null(db);
+	back = t_read("junk.db", NULL);
+	assert_string_equal(back, junk);
+	free(back);
+
+	assert_true(agc_db_open_ro(t_path("none.db"), &db) < 0);
+	assert_true(agc_db_open_rw(t_path("none.db"), &db) < 0);
+	assert_false(t_exists("none.db"));
+
+	/* R2: discovery may read through a link, a purge never writes through one */
+	make_db("real.db", false, "CREATE TABLE t(a)");
+	t_symlink("real.db", "link.db");
+	assert_true(agc_db_open_rw(t_path("link.db"), &db) < 0);
+	assert_null(db);
+	assert_int_equal(agc_db_open_ro(t_path("link.db"), &db), 0);
+	sqlite3_close(db);
+	assert_int_equal(agc_db_open_rw(t_path("real.db"), &db), 0);
+	sqlite3_close(db);
+}
+
+/* The dry run's probe (R6): free when nobody writes; busy when another connection holds the
+ * write lock, in WAL mode, and in rollback-journal mode also when another only reads (the
+ * purge's BEGIN EXCLUSIVE would wait); it creates no -wal or -shm file. */
+static void busy_probe(bool wal)
+{
+	sqlite3 *other = NULL;
+	sqlite3_stmt *st = NULL;
+
+	make_db("p.db", wal, "CREATE TABLE t(a); INSERT INTO t VALUES(1),(2)");
+	assert_int_equal(agc_db_write_busy(t_path("p.db")), 0);
+	assert_false(t_exists("p.db-wal"));
+	assert_false(t_exists("p.db-shm"));
+
+	assert_int_equal(sqlite3_open(t_path("p.db"), &other), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(other, "BEGIN IMMEDIATE", NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(agc_db_write_busy(t_path("p.db")), 1);
+	assert_int_equal(sqlite3_exec(other, "ROLLBACK", NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(agc_db_write_busy(t_path("p.db")), 0);
+
+	/* a reader in the middle of a statement holds a shared lock */
+	assert_int_equal(sqlite3_prepare_v2(other, "SELECT a FROM t", -1, &st, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	assert_int_equal(agc_db_write_busy(t_path("p.db")), wal ? 0 : 1);
+	sqlite3_finalize(st);
+	sqlite3_close(other);
+	assert_int_equal(agc_db_write_busy(t_path("p.db")), 0);
+	assert_int_equal(agc_db_write_busy(t_path("none.db")), -1);
+}
+
+static void test_db_write_busy_wal(void **state)
+{
+	(void)state;
+	busy_probe(true);
+}
+
+static void test_db_write_busy_rollback(void **state)
+{
+	(void)state;
+	busy_probe(false);
+}
+
+/* agc_db_ident: one identifier whatever the name holds (quotes doubled), so a hostile table or
+ * column name from a database's schema never becomes SQL. */
+static void test_db_ident_hostile(void **state)
+{
+	fx *f = *state;
+	char *q = agc_db_ident("a\"b");
+	char *bad = agc_db_ident("x\"; DROP TABLE keep; --");
+	char *s;
+
+	assert_string_equal(q, "\"a\"\"b\"");
+	assert_string_equal(bad, "\"x\"\"; DROP TABLE keep; --\"");
+	sql(f, "CREATE TABLE keep(a); INSERT INTO keep VALUES(1)");
+	s = malloc(strlen(bad) + 64);
+	assert_non_null(s);
+	sprintf(s, "CREATE TABLE %s(v)", bad);
+	sql(f, s);
+	sprintf(s, "DELETE FROM %s", bad);
+	sql(f, s);
+	assert_true(agc_db_has_column(f->db, "keep", "a"));
+	assert_true(agc_db_has_column(f->db, "x\"; DROP TABLE keep; --", "v"));
+	free(s);
+	free(q);
+	free(bad);
+}
+
+/* SPEC "Sizes": a row's stored size is the bytes of its column values (text and blob lengths,
+ * a number's text, NULL 0), for any column names, with an alias when given. */
+static void test_db_row_size_sql(void **state)
+{
+	fx *f = *state;
+	sqlite3_stmt *st = NULL;
+	char *e, *q;
+
+	sql(f, "CREATE TABLE \"we\"\"ird\"(\"na me\" TEXT, b BLOB, n INTEGER, z)");
+	sql(f, "INSERT INTO \"we\"\"ird\" VALUES('hello', x'010203', 12345, NULL)");
+	e = agc_db_row_size_sql(f->db, "we\"ird", NULL);
+	assert_non_null(e);
+	q = malloc(strlen(e) + 64);
+	assert_non_null(q);
+	sprintf(q, "SELECT %s FROM \"we\"\"ird\"", e);
+	assert_int_equal(sqlite3_prepare_v2(f->db, q, -1, &st, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	assert_int_equal(sqlite3_column_int(st, 0), 5 + 3 + 5 + 0);
+	sqlite3_finalize(st);
+	free(e);
+	free(q);
+
+	e = agc_db_row_size_sql(f->db, "we\"ird", "r");
+	assert_non_null(e);
+	assert_non_null(strstr(e, "\"r\".\"na me\""));
+	q = malloc(strlen(e) + 64);
+	assert_non_null(q);
+	sprintf(q, "SELECT %s FROM \"we\"\"ird\" AS r", e);
+	assert_int_equal(sqlite3_prepare_v2(f->db, q, -1, &st, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	assert_int_equal(sqlite3_column_int(st, 0), 13);
+	sqlite3_finalize(st);
+	free(e);
+	free(q);
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+#define TD(f) cmocka_unit_test_setup_teardown(f, setup_dir, teardown_dir)
 
 int main(void)
 {
@@ -257,6 +429,11 @@ int main(void)
 		T(test_db_watch_nocase_twin_refused),
 		T(test_db_watch_cascade_to_other_rows_refused),
 		T(test_db_autocheckpoint_off_and_restored),
+		T(test_db_ident_hostile),
+		T(test_db_row_size_sql),
+		TD(test_db_open_not_sqlite),
+		TD(test_db_write_busy_wal),
+		TD(test_db_write_busy_rollback),
 		cmocka_unit_test(test_db_purge_needs_out),
 		cmocka_unit_test(test_db_purge_unknown_flag_refused),
 	};

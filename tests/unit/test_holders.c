@@ -4,7 +4,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -24,35 +23,25 @@
 
 #include <cmocka.h>
 
+#include "agc_test.h"
+
 #include "buf.h"
 #include "error.h"
 #include "holders.h"
 
 /* ---- fixtures: a temporary directory (never under $HOME) and the children ------------------- */
 
-static char tmproot[PATH_MAX];
 static char fakeproc[PATH_MAX + 8];
 static pid_t children[16];
 static size_t n_children;
 
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
 static int setup(void **state)
 {
-	const char *tmp = getenv("TMPDIR");
-
 	(void)state;
 	n_children = 0;
-	snprintf(tmproot, sizeof(tmproot), "%s/agc-test-holders-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(tmproot))
+	if (t_setup_dir("holders") < 0)
 		return -1;
-	snprintf(fakeproc, sizeof(fakeproc), "%s/proc", tmproot);
+	snprintf(fakeproc, sizeof(fakeproc), "%s", t_path("proc"));
 	return mkdir(fakeproc, 0700);
 }
 
@@ -66,37 +55,7 @@ static int teardown(void **state)
 		waitpid(children[i], NULL, 0);
 	}
 	n_children = 0;
-	return nftw(tmproot, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-}
-
-/* Path under the temporary directory; one of four static buffers in turn. */
-static const char *tpath(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static const char *tpath(const char *fmt, ...)
-{
-	static char out[4][PATH_MAX * 2];
-	static unsigned next;
-	char rel[PATH_MAX], *o = out[next++ % 4];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(rel, sizeof(rel), fmt, ap);
-	va_end(ap);
-	snprintf(o, sizeof(out[0]), "%s/%s", tmproot, rel);
-	return o;
-}
-
-static void write_t(const char *rel, const void *data, size_t len)
-{
-	int fd = open(tpath("%s", rel), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, data, len), (ssize_t)len);
-	close(fd);
-}
-
-static void writes_t(const char *rel, const char *s)
-{
-	write_t(rel, s, strlen(s));
+	return t_teardown_dir();
 }
 
 static agc_devino devino_t(const char *rel)
@@ -104,7 +63,7 @@ static agc_devino devino_t(const char *rel)
 	struct stat st;
 	agc_devino d;
 
-	assert_int_equal(stat(tpath("%s", rel), &st), 0);
+	assert_int_equal(stat(t_path(rel), &st), 0);
 	d.dev = st.st_dev;
 	d.ino = st.st_ino;
 	return d;
@@ -173,7 +132,7 @@ static pid_t spawn_sleep(const char *argv0, char *const envp[])
  * closes the fd; returns once it holds the file. */
 static pid_t spawn_holder(const char *rel, bool map)
 {
-	const char *path = tpath("%s", rel);
+	const char *path = t_path(rel);
 	int sync[2];
 	pid_t pid;
 	char c;
@@ -339,7 +298,7 @@ static void test_holders_many_sessions(void **state)
 	by_other_env = spawn_sleep("sleep", env2);
 	/* this test's own argv names none of the ids; the forked holder holds session 3's file
 	 * and (as a child of this process) nothing else */
-	writes_t("s3.jsonl", "x");
+	t_writes("s3.jsonl", "x");
 	files[0].id = devino_t("s3.jsonl");
 	files[0].label = "s3";
 	files[0].session = 103;
@@ -451,8 +410,8 @@ static void test_holders_open_file_live(void **state)
 	pid_t child;
 
 	(void)state;
-	writes_t("a.jsonl", "{}\n");
-	writes_t("b.jsonl", "{}\n");
+	t_writes("a.jsonl", "{}\n");
+	t_writes("b.jsonl", "{}\n");
 	files[0].id = devino_t("a.jsonl");
 	files[0].label = "a.jsonl";
 	files[1].id = devino_t("b.jsonl");
@@ -482,10 +441,10 @@ static void test_holders_open_file_self_skipped(void **state)
 	int fd;
 
 	(void)state;
-	writes_t("mine.jsonl", "{}\n");
+	t_writes("mine.jsonl", "{}\n");
 	files[0].id = devino_t("mine.jsonl");
 	files[0].label = "mine.jsonl";
-	fd = open(tpath("mine.jsonl"), O_RDONLY | O_CLOEXEC);
+	fd = open(t_path("mine.jsonl"), O_RDONLY | O_CLOEXEC);
 	assert_true(fd >= 0);
 
 	memset(&q, 0, sizeof(q));
@@ -510,7 +469,7 @@ static void test_holders_maps_live(void **state)
 	pid_t child;
 
 	(void)state;
-	writes_t("db.sqlite-shm", "shared memory");
+	t_writes("db.sqlite-shm", "shared memory");
 	files[0].id = devino_t("db.sqlite-shm");
 	files[0].label = "db.sqlite-shm";
 	child = spawn_holder("db.sqlite-shm", true);
@@ -556,7 +515,7 @@ static void test_holders_exempt(void **state)
 	pid_t child;
 
 	(void)state;
-	writes_t("opencode.db", "db");
+	t_writes("opencode.db", "db");
 	files[0].id = devino_t("opencode.db");
 	files[0].label = "opencode.db";
 	child = spawn_holder("opencode.db", false);
@@ -598,7 +557,7 @@ static void test_holders_unreadable_skipped(void **state)
 	}
 	make_uuid(lower, mixed);
 	snprintf(argv0, sizeof(argv0), "codex resume %s", lower);
-	writes_t("held.jsonl", "{}\n");
+	t_writes("held.jsonl", "{}\n");
 	files[0].id = devino_t("held.jsonl");
 	files[0].label = "held.jsonl";
 	holder = spawn_holder("held.jsonl", false);
@@ -649,7 +608,7 @@ static void test_holders_missing_procroot(void **state)
 
 	(void)state;
 	memset(&q, 0, sizeof(q));
-	q.procroot = tpath("no-such-proc");
+	q.procroot = t_path("no-such-proc");
 	q.ids = ids;
 	q.n_ids = 1;
 	assert_int_equal(agc_holders_scan(&q, &h), -1);
@@ -767,20 +726,20 @@ static void test_holders_unstatable_fd(void **state)
 	int status;
 
 	(void)state;
-	assert_int_equal(chmod(tmproot, 0711), 0);
-	assert_int_equal(mkdir(tpath("u"), 0755), 0);
+	assert_int_equal(chmod(t_dir, 0711), 0);
+	assert_int_equal(mkdir(t_path("u"), 0755), 0);
 	if (getuid() == 0)
-		assert_int_equal(chown(tpath("u"), 65534, 65534), 0);
+		assert_int_equal(chown(t_path("u"), 65534, 65534), 0);
 	child = fork();
 	assert_true(child >= 0);
 	if (child == 0) {
 		if (getuid() == 0 && (setgid(65534) < 0 || setuid(65534) < 0))
 			_exit(10);
-		_exit(unstatable_fd_child(tpath("u")));
+		_exit(unstatable_fd_child(t_path("u")));
 	}
 	assert_int_equal(waitpid(child, &status, 0), child);
 	/* let the teardown remove the tree (root ignores the mode; its owner does not) */
-	chmod(tpath("u/locked"), 0700);
+	chmod(t_path("u/locked"), 0700);
 	assert_true(WIFEXITED(status));
 	if (WEXITSTATUS(status) == 10) {
 		print_message("skipped: cannot drop to uid 65534\n");
@@ -796,12 +755,12 @@ static void fake_proc(pid_t pid, const char *comm)
 {
 	char text[512], rel[64];
 
-	assert_int_equal(mkdir(tpath("proc/%ld", (long)pid), 0700), 0);
+	assert_int_equal(mkdir(t_pathf("proc/%ld", (long)pid), 0700), 0);
 	snprintf(text, sizeof(text),
 		 "%ld (%s) S 1 %ld %ld 0 -1 4194560 1 0 0 0 0 0 0 0 20 0 1 0 1000 5000 100\n",
 		 (long)pid, comm, (long)pid, (long)pid);
 	snprintf(rel, sizeof(rel), "proc/%ld/stat", (long)pid);
-	writes_t(rel, text);
+	t_writes(rel, text);
 }
 
 static void fake_file(pid_t pid, const char *name, const void *data, size_t len)
@@ -809,7 +768,7 @@ static void fake_file(pid_t pid, const char *name, const void *data, size_t len)
 	char rel[128];
 
 	snprintf(rel, sizeof(rel), "proc/%ld/%s", (long)pid, name);
-	write_t(rel, data, len);
+	t_write(rel, data, len);
 }
 
 /* Every kind of match on one tree: a process found by argv (its command made printable), one
@@ -838,13 +797,13 @@ static void test_holders_fake_tree(void **state)
 
 	fake_proc(300, "cat");
 	fake_file(300, "cmdline", "cat\0s.jsonl\0", 12);
-	assert_int_equal(mkdir(tpath("proc/300/fd"), 0700), 0);
-	writes_t("s.jsonl", "{}\n");
-	writes_t("t.jsonl", "{}\n");
-	assert_int_equal(symlink(tpath("s.jsonl"), tpath("proc/300/fd/0")), 0);
-	writes_t("proc/300/maps", "");
+	assert_int_equal(mkdir(t_path("proc/300/fd"), 0700), 0);
+	t_writes("s.jsonl", "{}\n");
+	t_writes("t.jsonl", "{}\n");
+	assert_int_equal(symlink(t_path("s.jsonl"), t_path("proc/300/fd/0")), 0);
+	t_writes("proc/300/maps", "");
 
-	assert_int_equal(mkdir(tpath("proc/400"), 0700), 0);  /* vanished */
+	assert_int_equal(mkdir(t_path("proc/400"), 0700), 0);  /* vanished */
 
 	fake_proc(500, "bash");
 	fake_file(500, "cmdline", "bash\0--resume=ses_other\0", 24);
@@ -915,10 +874,10 @@ static void test_holders_cwd(void **state)
 	const agc_holder *x;
 
 	(void)state;
-	assert_int_equal(mkdir(tpath("sess"), 0700), 0);
-	assert_int_equal(mkdir(tpath("sess/tasks"), 0700), 0);
-	assert_int_equal(mkdir(tpath("other"), 0700), 0);
-	assert_int_equal(mkdir(tpath("proj"), 0700), 0);
+	assert_int_equal(mkdir(t_path("sess"), 0700), 0);
+	assert_int_equal(mkdir(t_path("sess/tasks"), 0700), 0);
+	assert_int_equal(mkdir(t_path("other"), 0700), 0);
+	assert_int_equal(mkdir(t_path("proj"), 0700), 0);
 	files[0].id = devino_t("sess");
 	files[0].label = "sess";
 	files[1].id = devino_t("sess/tasks");
@@ -928,24 +887,24 @@ static void test_holders_cwd(void **state)
 
 	fake_proc(700, "sleep");               /* cwd inside the session */
 	fake_file(700, "cmdline", "sleep\0", 6);
-	assert_int_equal(symlink(tpath("sess/tasks"), tpath("proc/700/cwd")), 0);
+	assert_int_equal(symlink(t_path("sess/tasks"), t_path("proc/700/cwd")), 0);
 	fake_proc(701, "sleep");               /* cwd elsewhere */
 	fake_file(701, "cmdline", "sleep\0", 6);
-	assert_int_equal(symlink(tpath("other"), tpath("proc/701/cwd")), 0);
+	assert_int_equal(symlink(t_path("other"), t_path("proc/701/cwd")), 0);
 	fake_proc(702, "claude");              /* the agent at the project, no registry */
 	fake_file(702, "cmdline", "claude\0", 7);
-	assert_int_equal(symlink(tpath("proj"), tpath("proc/702/cwd")), 0);
+	assert_int_equal(symlink(t_path("proj"), t_path("proc/702/cwd")), 0);
 	fake_proc(703, "claude");              /* the same, accounted for by a registry */
 	fake_file(703, "cmdline", "claude\0", 7);
-	assert_int_equal(symlink(tpath("proj"), tpath("proc/703/cwd")), 0);
+	assert_int_equal(symlink(t_path("proj"), t_path("proc/703/cwd")), 0);
 	fake_proc(704, "vim");                 /* not the agent, at the project */
 	fake_file(704, "cmdline", "vim\0", 4);
-	assert_int_equal(symlink(tpath("proj"), tpath("proc/704/cwd")), 0);
+	assert_int_equal(symlink(t_path("proj"), t_path("proc/704/cwd")), 0);
 	fake_proc(705, "python3");             /* a dir fd inside the session, cwd elsewhere */
 	fake_file(705, "cmdline", "python3\0", 8);
-	assert_int_equal(symlink(tpath("other"), tpath("proc/705/cwd")), 0);
-	assert_int_equal(mkdir(tpath("proc/705/fd"), 0700), 0);
-	assert_int_equal(symlink(tpath("sess/tasks"), tpath("proc/705/fd/4")), 0);
+	assert_int_equal(symlink(t_path("other"), t_path("proc/705/cwd")), 0);
+	assert_int_equal(mkdir(t_path("proc/705/fd"), 0700), 0);
+	assert_int_equal(symlink(t_path("sess/tasks"), t_path("proc/705/fd/4")), 0);
 
 	memset(&q, 0, sizeof(q));
 	q.procroot = fakeproc;
@@ -1003,8 +962,8 @@ static void test_holders_many_threads(void **state)
 		snprintf(idbuf[i], sizeof(idbuf[i]), "ses_many_%02zu", i);
 		ids[i] = idbuf[i];
 	}
-	assert_int_equal(mkdir(tpath("sess"), 0700), 0);
-	writes_t("s.jsonl", "{}\n");
+	assert_int_equal(mkdir(t_path("sess"), 0700), 0);
+	t_writes("s.jsonl", "{}\n");
 	files[0].id = devino_t("s.jsonl");
 	files[0].label = "s.jsonl";
 	files[1].id = devino_t("sess");
@@ -1014,7 +973,7 @@ static void test_holders_many_threads(void **state)
 		size_t len;
 
 		fake_proc(pid, "p");
-		assert_int_equal(mkdir(tpath("proc/%ld/fd", (long)pid), 0700), 0);
+		assert_int_equal(mkdir(t_pathf("proc/%ld/fd", (long)pid), 0700), 0);
 		switch (i % 6) {
 		case 0: /* argv names an id */
 			len = (size_t)snprintf(text, sizeof(text), "tool%c--resume=%s%c", '\0', ids[i % 40], '\0');
@@ -1031,8 +990,8 @@ static void test_holders_many_threads(void **state)
 		case 2: /* an fd on the transcript, behind many other fds when i % 60 == 2 */
 			fake_file(pid, "cmdline", "tool\0", 5);
 			for (k = 0; i % 60 == 2 && k < 300; k++)
-				assert_int_equal(symlink(tpath("sess"), tpath("proc/%ld/fd/%zu", (long)pid, 100 + k)), 0);
-			assert_int_equal(symlink(tpath("s.jsonl"), tpath("proc/%ld/fd/3", (long)pid)), 0);
+				assert_int_equal(symlink(t_path("sess"), t_pathf("proc/%ld/fd/%zu", (long)pid, 100 + k)), 0);
+			assert_int_equal(symlink(t_path("s.jsonl"), t_pathf("proc/%ld/fd/3", (long)pid)), 0);
 			want += i % 60 == 2 ? 2 : 1;
 			break;
 		case 3: /* a mapping only */
@@ -1045,7 +1004,7 @@ static void test_holders_many_threads(void **state)
 			break;
 		case 4: /* its cwd inside the session */
 			fake_file(pid, "cmdline", "tool\0", 5);
-			assert_int_equal(symlink(tpath("sess"), tpath("proc/%ld/cwd", (long)pid)), 0);
+			assert_int_equal(symlink(t_path("sess"), t_pathf("proc/%ld/cwd", (long)pid)), 0);
 			want++;
 			break;
 		default: /* nothing of the session */
@@ -1115,12 +1074,12 @@ static bool swap_900(pid_t pid, void *ud)
 
 	if (pid != 900 || c->calls++)
 		return true;
-	assert_int_equal(rename(tpath("proc/900"), tpath("old-900")), 0);
-	assert_int_equal(mkdir(tpath("proc/900"), 0700), 0);
+	assert_int_equal(rename(t_path("proc/900"), t_path("old-900")), 0);
+	assert_int_equal(mkdir(t_path("proc/900"), 0700), 0);
 	snprintf(text, sizeof(text), "900 (other) S 1 900 900 0 -1 4194560 1 0 0 0 0 0 0 0 20 0 1 0 9000 5000 100\n");
-	writes_t("proc/900/stat", text);
-	write_t("proc/900/cmdline", "other\0", 6);
-	assert_int_equal(mkdir(tpath("proc/900/fd"), 0700), 0);
+	t_writes("proc/900/stat", text);
+	t_write("proc/900/cmdline", "other\0", 6);
+	assert_int_equal(mkdir(t_path("proc/900/fd"), 0700), 0);
 	return true;
 }
 
@@ -1133,17 +1092,17 @@ static void test_holders_pid_dir_replaced(void **state)
 	const agc_holder *x;
 
 	(void)state;
-	assert_int_equal(mkdir(tpath("proj"), 0700), 0);
-	writes_t("s.jsonl", "{}\n");
+	assert_int_equal(mkdir(t_path("proj"), 0700), 0);
+	t_writes("s.jsonl", "{}\n");
 	files[0].id = devino_t("s.jsonl");
 	files[0].label = "s.jsonl";
 	project.id = devino_t("proj");
 	project.label = "/work/proj";
 	fake_proc(900, "claude");
 	fake_file(900, "cmdline", "claude\0", 7);
-	assert_int_equal(symlink(tpath("proj"), tpath("proc/900/cwd")), 0);
-	assert_int_equal(mkdir(tpath("proc/900/fd"), 0700), 0);
-	assert_int_equal(symlink(tpath("s.jsonl"), tpath("proc/900/fd/7")), 0);
+	assert_int_equal(symlink(t_path("proj"), t_path("proc/900/cwd")), 0);
+	assert_int_equal(mkdir(t_path("proc/900/fd"), 0700), 0);
+	assert_int_equal(symlink(t_path("s.jsonl"), t_path("proc/900/fd/7")), 0);
 
 	memset(&q, 0, sizeof(q));
 	q.procroot = fakeproc;
@@ -1175,13 +1134,13 @@ static void test_holders_maps_only_when_needed(void **state)
 	agc_gate_query q;
 
 	(void)state;
-	writes_t("s.db", "x");
+	t_writes("s.db", "x");
 	files[0].id = devino_t("s.db");
 	files[0].label = "s.db";
 	fake_proc(800, "opencode");
 	fake_file(800, "cmdline", "opencode\0-s\0ses_maps\0", 21);
-	assert_int_equal(mkdir(tpath("proc/800/fd"), 0700), 0);
-	assert_int_equal(mkdir(tpath("proc/800/maps"), 0700), 0);
+	assert_int_equal(mkdir(t_path("proc/800/fd"), 0700), 0);
+	assert_int_equal(mkdir(t_path("proc/800/maps"), 0700), 0);
 
 	memset(&q, 0, sizeof(q));
 	q.procroot = fakeproc;
@@ -1196,8 +1155,8 @@ static void test_holders_maps_only_when_needed(void **state)
 
 	fake_proc(801, "cat");
 	fake_file(801, "cmdline", "cat\0", 4);
-	assert_int_equal(mkdir(tpath("proc/801/fd"), 0700), 0);
-	assert_int_equal(mkdir(tpath("proc/801/maps"), 0700), 0);
+	assert_int_equal(mkdir(t_path("proc/801/fd"), 0700), 0);
+	assert_int_equal(mkdir(t_path("proc/801/maps"), 0700), 0);
 	assert_int_equal(agc_holders_scan(&q, &h), -1);
 	agc_holders_release(&h);
 }
@@ -1251,7 +1210,7 @@ static void test_holders_empty_query(void **state)
 
 	(void)state;
 	memset(&q, 0, sizeof(q));
-	q.procroot = tpath("no-such-proc");
+	q.procroot = t_path("no-such-proc");
 	assert_int_equal(agc_holders_scan(&q, &h), 0);
 	assert_int_equal(h.n, 0);
 	assert_int_equal(agc_holders_scan(NULL, &h), -1);
@@ -1325,9 +1284,9 @@ static void test_snap_agrees_with_scan(void **state)
 
 		snprintf(rel, sizeof(rel), "f%03zu", i);
 		if (i % 4 == 0) {
-			assert_int_equal(mkdir(tpath("%s", rel), 0700), 0);
+			assert_int_equal(mkdir(t_path(rel), 0700), 0);
 		} else {
-			writes_t(rel, "{}\n");
+			t_writes(rel, "{}\n");
 		}
 		files[i] = devino_t(rel);
 	}
@@ -1335,7 +1294,7 @@ static void test_snap_agrees_with_scan(void **state)
 		char rel[32];
 
 		snprintf(rel, sizeof(rel), "proj%02zu", i);
-		assert_int_equal(mkdir(tpath("%s", rel), 0700), 0);
+		assert_int_equal(mkdir(t_path(rel), 0700), 0);
 		proj[i] = devino_t(rel);
 	}
 	for (i = 0; i < NP; i++) {
@@ -1347,7 +1306,7 @@ static void test_snap_agrees_with_scan(void **state)
 		size_t cut;
 
 		fake_proc(pid, "p");
-		assert_int_equal(mkdir(tpath("proc/%ld/fd", (long)pid), 0700), 0);
+		assert_int_equal(mkdir(t_pathf("proc/%ld/fd", (long)pid), 0700), 0);
 		len = (size_t)snprintf(text, sizeof(text), "%s%c", argv0, '\0');
 		mixcase(mixed, id);
 		/* one way of naming or holding something per process */
@@ -1376,7 +1335,7 @@ static void test_snap_agrees_with_scan(void **state)
 		case 5:
 		case 6:
 			f = rnd() % NF;
-			assert_int_equal(symlink(tpath("f%03zu", f), tpath("proc/%ld/fd/3", (long)pid)), 0);
+			assert_int_equal(symlink(t_pathf("f%03zu", f), t_pathf("proc/%ld/fd/3", (long)pid)), 0);
 			break;
 		case 7:
 			f = rnd() % NF;
@@ -1387,10 +1346,10 @@ static void test_snap_agrees_with_scan(void **state)
 			break;
 		case 8:
 			f = (rnd() % (NF / 4)) * 4;
-			assert_int_equal(symlink(tpath("f%03zu", f), tpath("proc/%ld/cwd", (long)pid)), 0);
+			assert_int_equal(symlink(t_pathf("f%03zu", f), t_pathf("proc/%ld/cwd", (long)pid)), 0);
 			break;
 		case 9: /* mostly the agent (accounted for when pid % 7 == 0), at a project */
-			assert_int_equal(symlink(tpath("proj%02u", rnd() % NPROJ), tpath("proc/%ld/cwd", (long)pid)), 0);
+			assert_int_equal(symlink(t_pathf("proj%02u", rnd() % NPROJ), t_pathf("proc/%ld/cwd", (long)pid)), 0);
 			if (rnd() % 4)
 				len = (size_t)snprintf(text, sizeof(text), "claude%c", '\0');
 			break;
@@ -1474,7 +1433,7 @@ static void test_snap_unreadable(void **state)
 
 	(void)state;
 	memset(&o, 0, sizeof(o));
-	o.procroot = tpath("no-such-proc");
+	o.procroot = t_path("no-such-proc");
 	assert_int_equal(agc_snap_take(&o, &sn), -1);
 	assert_null(sn);
 	o.procroot = fakeproc;

@@ -1,9 +1,9 @@
 /* Unit tests of json.c: the bounded line reader, bounded whole-file reads and JSON parsing
  * (SPEC R8: every read is bounded; malformed input is skipped, never a crash). Files live in a
- * fresh mkdtemp directory; pipes are fed by a child process that is always reaped. */
+ * fresh directory under $TMPDIR (agc_test.h); pipes are fed by a child process that is always
+ * reaped. */
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -21,48 +21,23 @@
 
 #include <cmocka.h>
 
+#include "agc_test.h"
+
 #include "agentgc/agentgc.h"
 #include "buf.h"
 #include "error.h"
 #include "json.h"
 
-static char base[PATH_MAX];
 static int dirfd_ = -1;
 static pid_t writer = -1; /* a pipe's feeding child not reaped yet */
-
-static const char *P(const char *rel)
-{
-	static char bufs[8][PATH_MAX];
-	static unsigned n;
-	char *b = bufs[n++ % 8];
-
-	if (snprintf(b, PATH_MAX, "%s/%s", base, rel) >= PATH_MAX)
-		abort();
-	return b;
-}
-
-static void write_file(const char *rel, const char *data, size_t len)
-{
-	int fd = open(P(rel), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	size_t off = 0;
-
-	assert_true(fd >= 0);
-	while (off < len) {
-		ssize_t w = write(fd, data + off, len - off);
-
-		assert_true(w > 0);
-		off += (size_t)w;
-	}
-	close(fd);
-}
 
 /* A read-only fd on a temp file holding data. */
 static int file_fd(const char *data, size_t len)
 {
 	int fd;
 
-	write_file("lines.txt", data, len);
-	fd = open(P("lines.txt"), O_RDONLY | O_CLOEXEC);
+	t_write("lines.txt", data, len);
+	fd = open(t_path("lines.txt"), O_RDONLY | O_CLOEXEC);
 	assert_true(fd >= 0);
 	return fd;
 }
@@ -171,25 +146,12 @@ static void line_is(const got *g, size_t i, const char *want, size_t wlen)
 }
 #define LINE_IS(g, i, s) line_is((g), (i), (s), sizeof(s) - 1)
 
-static int rm_cb(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	remove(path);
-	return 0;
-}
-
 static int setup(void **state)
 {
-	const char *tmp = getenv("TMPDIR");
-	char raw[PATH_MAX];
-
 	(void)state;
-	snprintf(raw, sizeof(raw), "%s/agc-test-json-XXXXXX", tmp && *tmp == '/' ? tmp : "/tmp");
-	if (!mkdtemp(raw) || !realpath(raw, base))
+	if (t_setup_dir("json") < 0)
 		return -1;
-	dirfd_ = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	dirfd_ = open(t_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	return dirfd_ < 0 ? -1 : 0;
 }
 
@@ -205,8 +167,7 @@ static int teardown(void **state)
 	if (dirfd_ >= 0)
 		close(dirfd_);
 	dirfd_ = -1;
-	nftw(base, rm_cb, 32, FTW_DEPTH | FTW_PHYS);
-	return 0;
+	return t_teardown_dir();
 }
 
 /* R8: ordinary lines from a file come back without their newline. */
@@ -386,7 +347,7 @@ static void test_json_lines_read_error(void **state)
 	const char *line;
 	size_t len;
 	bool toolong;
-	int fd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int fd = open(t_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
 	(void)state;
 	assert_true(fd >= 0);
@@ -405,7 +366,7 @@ static void test_json_read_at_regular(void **state)
 	static const char text[] = "{\"sessionId\":\"x\"}\n";
 
 	(void)state;
-	write_file("doc.json", text, sizeof(text) - 1);
+	t_write("doc.json", text, sizeof(text) - 1);
 	assert_int_equal(agc_read_at(dirfd_, "doc.json", 1024, &b), 0);
 	assert_int_equal(b.len, sizeof(text) - 1);
 	assert_string_equal(b.ptr, text);
@@ -413,7 +374,7 @@ static void test_json_read_at_regular(void **state)
 	assert_int_equal(agc_read_at(dirfd_, "doc.json", 1024, &b), 0);
 	assert_int_equal(b.len, sizeof(text) - 1);
 	/* An empty file is an empty document. */
-	write_file("empty.json", "", 0);
+	t_write("empty.json", "", 0);
 	assert_int_equal(agc_read_at(dirfd_, "empty.json", 1024, &b), 0);
 	assert_int_equal(b.len, 0);
 	assert_string_equal(agc_buf_cstr(&b), "");
@@ -430,7 +391,7 @@ static void test_json_read_at_exactly_max(void **state)
 
 	(void)state;
 	memset(text, 'q', sizeof(text));
-	write_file("max.json", text, sizeof(text));
+	t_write("max.json", text, sizeof(text));
 	agc_error_clear();
 	rc = agc_read_at(dirfd_, "max.json", sizeof(text), &b);
 	len = b.len;
@@ -450,7 +411,7 @@ static void test_json_read_at_capped_buffer(void **state)
 	int rc;
 
 	(void)state;
-	write_file("small.json", "{\"a\":1}", 7);
+	t_write("small.json", "{\"a\":1}", 7);
 	agc_error_clear();
 	rc = agc_read_at(dirfd_, "small.json", 64, &b);
 	ok = rc == 0 && b.len == 7 && memcmp(b.ptr, "{\"a\":1}", 7) == 0;
@@ -464,7 +425,7 @@ static void test_json_read_at_capped_buffer(void **state)
 		agc_buf c = AGC_BUF_INIT_MAX(sizeof(text) + 1);
 
 		memset(text, 'r', sizeof(text));
-		write_file("mid.json", text, 9000);
+		t_write("mid.json", text, 9000);
 		agc_error_clear();
 		rc = agc_read_at(dirfd_, "mid.json", sizeof(text), &c);
 		ok = rc == 0 && c.len == 9000;
@@ -481,14 +442,14 @@ static void test_json_read_at_symlink(void **state)
 	agc_buf b = AGC_BUF_INIT;
 
 	(void)state;
-	write_file("target.json", "{\"secret\":1}", 12);
-	assert_int_equal(symlink("target.json", P("link.json")), 0);
+	t_write("target.json", "{\"secret\":1}", 12);
+	assert_int_equal(symlink("target.json", t_path("link.json")), 0);
 	agc_error_clear();
 	assert_int_equal(agc_read_at(dirfd_, "link.json", 1024, &b), -1);
 	assert_non_null(strstr(agc_error_last(), "link.json"));
 	assert_int_equal(b.len, 0);
 	/* A dangling link is refused too, not "not found". */
-	assert_int_equal(symlink("missing.json", P("dangling.json")), 0);
+	assert_int_equal(symlink("missing.json", t_path("dangling.json")), 0);
 	assert_int_equal(agc_read_at(dirfd_, "dangling.json", 1024, &b), -1);
 	agc_buf_release(&b);
 }
@@ -501,7 +462,7 @@ static void test_json_read_at_too_large(void **state)
 
 	(void)state;
 	memset(text, 'q', sizeof(text));
-	write_file("big.json", text, sizeof(text));
+	t_write("big.json", text, sizeof(text));
 	agc_error_clear();
 	assert_int_equal(agc_read_at(dirfd_, "big.json", 100, &b), -1);
 	assert_non_null(strstr(agc_error_last(), "big.json"));
@@ -533,13 +494,13 @@ static void test_json_read_at_not_regular(void **state)
 	agc_buf b = AGC_BUF_INIT;
 
 	(void)state;
-	assert_int_equal(mkfifo(P("fifo.json"), 0600), 0);
+	assert_int_equal(mkfifo(t_path("fifo.json"), 0600), 0);
 	alarm(10); /* a blocking open or read would hang the run: die instead */
 	agc_error_clear();
 	assert_int_equal(agc_read_at(dirfd_, "fifo.json", 1024, &b), -1);
 	alarm(0);
 	assert_non_null(strstr(agc_error_last(), "fifo.json"));
-	assert_int_equal(mkdir(P("dir.json"), 0700), 0);
+	assert_int_equal(mkdir(t_path("dir.json"), 0700), 0);
 	assert_int_equal(agc_read_at(dirfd_, "dir.json", 1024, &b), -1);
 	assert_int_equal(agc_read_at(dirfd_, ".", 1024, &b), -1);
 	agc_buf_release(&b);
@@ -554,7 +515,7 @@ static void test_json_open_file_at(void **state)
 	int fd;
 
 	(void)state;
-	write_file("reg", "12345", 5);
+	t_write("reg", "12345", 5);
 	fd = agc_open_file_at(dirfd_, "reg", 0, &st);
 	assert_true(fd >= 0);
 	assert_true(S_ISREG(st.st_mode));
@@ -565,23 +526,23 @@ static void test_json_open_file_at(void **state)
 	close(fd);
 	assert_int_equal(agc_open_file_at(dirfd_, "nope", 0, NULL), AGC_ENOTFOUND);
 
-	assert_int_equal(mkfifo(P("fifo"), 0600), 0);
+	assert_int_equal(mkfifo(t_path("fifo"), 0600), 0);
 	alarm(10); /* a blocking open would hang the run: die instead */
 	agc_error_clear();
 	assert_int_equal(agc_open_file_at(dirfd_, "fifo", 0, NULL), -1);
 	assert_int_equal(errno, EINVAL);
 	assert_non_null(strstr(agc_error_last(), "cannot open 'fifo': not a regular file"));
 	/* a FIFO reached through a followed link is refused just the same */
-	assert_int_equal(symlink("fifo", P("tofifo")), 0);
+	assert_int_equal(symlink("fifo", t_path("tofifo")), 0);
 	assert_int_equal(agc_open_file_at(dirfd_, "tofifo", AGC_OPEN_FOLLOW, NULL), -1);
 	assert_int_equal(errno, EINVAL);
 	alarm(0);
 
-	assert_int_equal(mkdir(P("dir"), 0700), 0);
+	assert_int_equal(mkdir(t_path("dir"), 0700), 0);
 	assert_int_equal(agc_open_file_at(dirfd_, "dir", 0, NULL), -1);
 	assert_int_equal(errno, EINVAL);
 
-	assert_int_equal(symlink("reg", P("link")), 0);
+	assert_int_equal(symlink("reg", t_path("link")), 0);
 	assert_int_equal(agc_open_file_at(dirfd_, "link", 0, NULL), -1);
 	assert_int_equal(errno, ELOOP);
 	fd = agc_open_file_at(dirfd_, "link", AGC_OPEN_FOLLOW, &st);
@@ -590,7 +551,7 @@ static void test_json_open_file_at(void **state)
 	close(fd);
 
 	/* the node of /dev/zero: never opened (mknod needs CAP_MKNOD; skipped without it) */
-	if (mknod(P("zero"), S_IFCHR | 0600, makedev(1, 5)) == 0) {
+	if (mknod(t_path("zero"), S_IFCHR | 0600, makedev(1, 5)) == 0) {
 		alarm(10);
 		assert_int_equal(agc_open_file_at(dirfd_, "zero", 0, NULL), -1);
 		assert_int_equal(errno, EINVAL);
@@ -614,8 +575,8 @@ static void test_json_lines_limit(void **state)
 	(void)state;
 	memcpy(data, "{\"a\":1}\n", 8);
 	memset(data + 8, 'x', sizeof(data) - 8); /* one line, no newline, longer than the bound */
-	write_file("long", data, sizeof(data));
-	fd = open(P("long"), O_RDONLY | O_CLOEXEC);
+	t_write("long", data, sizeof(data));
+	fd = open(t_path("long"), O_RDONLY | O_CLOEXEC);
 	assert_true(fd >= 0);
 	agc_lines_init(&lr, fd, 1000);
 	agc_lines_limit(&lr, 100000);
@@ -632,10 +593,10 @@ static void test_json_lines_limit(void **state)
 
 	/* a short line cut by the bound is dropped, not returned as a whole line */
 	memcpy(data, "{\"a\":1}\n{\"b\":2}\n", 16);
-	write_file("cut", data, 16);
+	t_write("cut", data, 16);
 	assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
 	close(fd);
-	fd = open(P("cut"), O_RDONLY | O_CLOEXEC);
+	fd = open(t_path("cut"), O_RDONLY | O_CLOEXEC);
 	assert_true(fd >= 0);
 	agc_lines_init(&lr, fd, 0);
 	agc_lines_limit(&lr, 12);

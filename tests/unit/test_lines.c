@@ -1,10 +1,9 @@
 /* Unit tests of lines.c (and the proper-lockfile lock of locks.c): rewriting a shared file such
  * as Claude's history.jsonl without one session's lines (SPEC R4). Everything happens in a fresh
- * mkdtemp directory: base/root is the root, base/out lies outside it. Children that hold a file
- * open are always killed and reaped. */
+ * directory under $TMPDIR (agc_test.h): t_dir/root is the root, t_dir/out lies outside it.
+ * Children that hold a file open are always killed and reaped. */
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <jansson.h>
 #include <limits.h>
 #include <setjmp.h>
@@ -24,6 +23,8 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+
+#include "agc_test.h"
 
 #include "agentgc/agentgc.h"
 #include "core.h"
@@ -52,56 +53,13 @@ static const agc_lock_spec mkdir_lock = {
 	.kind = AGC_LOCK_MKDIR, .suffix = ".lock", .stale_ms = 10000, .hold_ms = 5000, .tries = 4, .interval_ms = 100,
 };
 
-static char base[PATH_MAX];
 static int rootfd = -1;
 static pid_t holder = -1; /* a child holding a file open, killed and reaped in teardown */
-
-static const char *P(const char *rel)
-{
-	static char bufs[8][PATH_MAX];
-	static unsigned n;
-	char *b = bufs[n++ % 8];
-
-	if (snprintf(b, PATH_MAX, "%s/%s", base, rel) >= PATH_MAX)
-		abort();
-	return b;
-}
-
-static void write_file(const char *rel, const char *data)
-{
-	int fd = open(P(rel), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	size_t len = strlen(data);
-
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, data, len), (ssize_t)len);
-	close(fd);
-}
-
-/* The whole content of a file (malloc'd), or NULL when it cannot be read. */
-static char *read_file(const char *rel, size_t *len)
-{
-	FILE *f = fopen(P(rel), "rb");
-	char *s;
-	long n;
-
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	s = malloc((size_t)n + 1);
-	assert_non_null(s);
-	assert_int_equal(fread(s, 1, (size_t)n, f), (size_t)n);
-	s[n] = '\0';
-	fclose(f);
-	*len = (size_t)n;
-	return s;
-}
 
 static void content_is(const char *rel, const char *want)
 {
 	size_t len = 0;
-	char *got = read_file(rel, &len);
+	char *got = t_read(rel, &len);
 
 	assert_non_null(got);
 	if (len != strlen(want) || memcmp(got, want, len) != 0)
@@ -116,7 +74,7 @@ static void root_names(char *out, size_t n)
 	int k, i;
 	size_t o = 0;
 
-	k = scandir(P("root"), &list, NULL, alphasort);
+	k = scandir(t_path("root"), &list, NULL, alphasort);
 	assert_true(k >= 0);
 	out[0] = '\0';
 	for (i = 0; i < k; i++) {
@@ -135,13 +93,6 @@ static void root_holds(const char *want)
 	root_names(got, sizeof(got));
 	if (strcmp(got, want) != 0)
 		fail_msg("root holds '%s', not '%s'", got, want);
-}
-
-static bool exists(const char *rel)
-{
-	struct stat st;
-
-	return lstat(P(rel), &st) == 0;
 }
 
 /* Like the Claude adapter: the line is JSON and its sessionId is one of ids, in any case.
@@ -183,15 +134,6 @@ static int rewrite(const char *rel, const char *id, unsigned flags, agc_lines_re
 	return agc_lines_rewrite(rootfd, &ls, ids, 1, "/proc", flags, res);
 }
 
-static int rm_cb(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	remove(path);
-	return 0;
-}
-
 static void kill_holder(void)
 {
 	if (holder > 0) {
@@ -203,16 +145,12 @@ static void kill_holder(void)
 
 static int setup(void **state)
 {
-	const char *tmp = getenv("TMPDIR");
-	char raw[PATH_MAX];
-
 	(void)state;
-	snprintf(raw, sizeof(raw), "%s/agc-test-lines-XXXXXX", tmp && *tmp == '/' ? tmp : "/tmp");
-	if (!mkdtemp(raw) || !realpath(raw, base))
+	if (t_setup_dir("lines") < 0)
 		return -1;
-	if (mkdir(P("root"), 0700) < 0 || mkdir(P("out"), 0700) < 0)
+	if (mkdir(t_path("root"), 0700) < 0 || mkdir(t_path("out"), 0700) < 0)
 		return -1;
-	rootfd = agc_walk_open_root(P("root"));
+	rootfd = agc_walk_open_root(t_path("root"));
 	return rootfd < 0 ? -1 : 0;
 }
 
@@ -223,8 +161,7 @@ static int teardown(void **state)
 	if (rootfd >= 0)
 		close(rootfd);
 	rootfd = -1;
-	nftw(base, rm_cb, 32, FTW_DEPTH | FTW_PHYS);
-	return 0;
+	return t_teardown_dir();
 }
 
 /* R4: only A's lines go (in either letter case); B's lines, the malformed line (which names A
@@ -236,9 +173,9 @@ static void test_lines_rewrite_removes_exactly(void **state)
 	struct stat before, after;
 
 	(void)state;
-	write_file("root/history.jsonl", HISTORY);
-	assert_int_equal(chmod(P("root/history.jsonl"), 0640), 0);
-	assert_int_equal(stat(P("root/history.jsonl"), &before), 0);
+	t_writes("root/history.jsonl", HISTORY);
+	assert_int_equal(chmod(t_path("root/history.jsonl"), 0640), 0);
+	assert_int_equal(stat(t_path("root/history.jsonl"), &before), 0);
 
 	assert_int_equal(rewrite("history.jsonl", ID_A, 0, &res), 0);
 	assert_true(res.done);
@@ -247,7 +184,7 @@ static void test_lines_rewrite_removes_exactly(void **state)
 	assert_null(res.reason);
 
 	content_is("root/history.jsonl", HISTORY_WITHOUT_A);
-	assert_int_equal(stat(P("root/history.jsonl"), &after), 0);
+	assert_int_equal(stat(t_path("root/history.jsonl"), &after), 0);
 	assert_int_equal(after.st_mode & 07777, 0640);
 	assert_true(S_ISREG(after.st_mode));
 	assert_true(after.st_ino != before.st_ino);
@@ -260,7 +197,7 @@ static void test_lines_rewrite_upper_id(void **state)
 	agc_lines_result res;
 
 	(void)state;
-	write_file("root/history.jsonl", HISTORY);
+	t_writes("root/history.jsonl", HISTORY);
 	assert_int_equal(rewrite("history.jsonl", ID_A_UPPER, 0, &res), 0);
 	assert_true(res.done);
 	assert_int_equal(res.count, 2);
@@ -275,12 +212,12 @@ static void test_lines_rewrite_all_lines(void **state)
 	struct stat st;
 
 	(void)state;
-	write_file("root/history.jsonl", L_A1 L_A2 L_A1);
-	assert_int_equal(chmod(P("root/history.jsonl"), 0604), 0);
+	t_writes("root/history.jsonl", L_A1 L_A2 L_A1);
+	assert_int_equal(chmod(t_path("root/history.jsonl"), 0604), 0);
 	assert_int_equal(rewrite("history.jsonl", ID_A, 0, &res), 0);
 	assert_true(res.done);
 	assert_int_equal(res.count, 3);
-	assert_int_equal(stat(P("root/history.jsonl"), &st), 0);
+	assert_int_equal(stat(t_path("root/history.jsonl"), &st), 0);
 	assert_int_equal(st.st_size, 0);
 	assert_int_equal(st.st_mode & 07777, 0604);
 	root_holds("history.jsonl");
@@ -294,12 +231,12 @@ static void test_lines_rewrite_nothing_to_do(void **state)
 	struct stat before, after;
 
 	(void)state;
-	write_file("root/history.jsonl", L_B1 L_BAD L_B3);
-	assert_int_equal(stat(P("root/history.jsonl"), &before), 0);
+	t_writes("root/history.jsonl", L_B1 L_BAD L_B3);
+	assert_int_equal(stat(t_path("root/history.jsonl"), &before), 0);
 	assert_int_equal(rewrite("history.jsonl", ID_A, 0, &res), 0);
 	assert_false(res.done);
 	assert_int_equal(res.count, 0);
-	assert_int_equal(stat(P("root/history.jsonl"), &after), 0);
+	assert_int_equal(stat(t_path("root/history.jsonl"), &after), 0);
 	assert_true(after.st_ino == before.st_ino);
 	content_is("root/history.jsonl", L_B1 L_BAD L_B3);
 	root_holds("history.jsonl");
@@ -320,13 +257,13 @@ static void test_lines_rewrite_held_open(void **state)
 	char c;
 
 	(void)state;
-	write_file("root/history.jsonl", HISTORY);
-	assert_int_equal(stat(P("root/history.jsonl"), &before), 0);
+	t_writes("root/history.jsonl", HISTORY);
+	assert_int_equal(stat(t_path("root/history.jsonl"), &before), 0);
 	assert_int_equal(pipe(p), 0);
 	holder = fork();
 	assert_true(holder >= 0);
 	if (holder == 0) {
-		int fd = open(P("root/history.jsonl"), O_RDONLY | O_CLOEXEC);
+		int fd = open(t_path("root/history.jsonl"), O_RDONLY | O_CLOEXEC);
 
 		close(p[0]);
 		if (fd < 0 || write(p[1], "r", 1) != 1)
@@ -344,7 +281,7 @@ static void test_lines_rewrite_held_open(void **state)
 	assert_string_equal(res.reason, "in-use");
 	assert_int_equal(res.count, 2);
 	content_is("root/history.jsonl", HISTORY);
-	assert_int_equal(stat(P("root/history.jsonl"), &after), 0);
+	assert_int_equal(stat(t_path("root/history.jsonl"), &after), 0);
 	assert_true(after.st_ino == before.st_ino);
 	root_holds("history.jsonl");
 
@@ -364,8 +301,8 @@ static void test_lines_rewrite_fresh_lock(void **state)
 	struct stat st;
 
 	(void)state;
-	write_file("root/history.jsonl", HISTORY);
-	assert_int_equal(mkdir(P("root/history.jsonl.lock"), 0700), 0);
+	t_writes("root/history.jsonl", HISTORY);
+	assert_int_equal(mkdir(t_path("root/history.jsonl.lock"), 0700), 0);
 
 	assert_int_equal(rewrite("history.jsonl", ID_A, 0, &res), AGC_EINUSE);
 	assert_false(res.done);
@@ -373,7 +310,7 @@ static void test_lines_rewrite_fresh_lock(void **state)
 	assert_string_equal(res.reason, "in-use");
 	assert_int_equal(res.count, 2);
 	content_is("root/history.jsonl", HISTORY);
-	assert_int_equal(lstat(P("root/history.jsonl.lock"), &st), 0);
+	assert_int_equal(lstat(t_path("root/history.jsonl.lock"), &st), 0);
 	assert_true(S_ISDIR(st.st_mode));
 	root_holds("history.jsonl history.jsonl.lock");
 }
@@ -384,8 +321,8 @@ static void test_lines_rewrite_lock_not_dir(void **state)
 	agc_lines_result res;
 
 	(void)state;
-	write_file("root/history.jsonl", HISTORY);
-	write_file("root/history.jsonl.lock", "not a dir");
+	t_writes("root/history.jsonl", HISTORY);
+	t_writes("root/history.jsonl.lock", "not a dir");
 	assert_int_equal(rewrite("history.jsonl", ID_A, 0, &res), AGC_EINUSE);
 	assert_false(res.done);
 	content_is("root/history.jsonl", HISTORY);
@@ -401,19 +338,19 @@ static void test_lines_rewrite_stale_lock(void **state)
 	struct timespec now, ts[2];
 
 	(void)state;
-	write_file("root/history.jsonl", HISTORY);
-	assert_int_equal(mkdir(P("root/history.jsonl.lock"), 0700), 0);
+	t_writes("root/history.jsonl", HISTORY);
+	assert_int_equal(mkdir(t_path("root/history.jsonl.lock"), 0700), 0);
 	clock_gettime(CLOCK_REALTIME, &now);
 	ts[0] = ts[1] = now;
 	ts[0].tv_sec -= 30;
 	ts[1].tv_sec -= 30;
-	assert_int_equal(utimensat(AT_FDCWD, P("root/history.jsonl.lock"), ts, AT_SYMLINK_NOFOLLOW), 0);
+	assert_int_equal(utimensat(AT_FDCWD, t_path("root/history.jsonl.lock"), ts, AT_SYMLINK_NOFOLLOW), 0);
 
 	assert_int_equal(rewrite("history.jsonl", ID_A, 0, &res), 0);
 	assert_true(res.done);
 	assert_int_equal(res.count, 2);
 	content_is("root/history.jsonl", HISTORY_WITHOUT_A);
-	assert_false(exists("root/history.jsonl.lock"));
+	assert_false(t_exists("root/history.jsonl.lock"));
 	root_holds("history.jsonl");
 }
 
@@ -428,14 +365,14 @@ static void test_lines_lock_mkdir(void **state)
 	clock_gettime(CLOCK_REALTIME, &now);
 	now_ms = (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000;
 	assert_int_equal(agc_lock_mkdir_take(rootfd, "f.lock", 10000, now_ms), 0);
-	assert_true(exists("root/f.lock"));
+	assert_true(t_exists("root/f.lock"));
 	assert_int_equal(agc_lock_mkdir_take(rootfd, "f.lock", 10000, now_ms), AGC_EINUSE);
-	assert_true(exists("root/f.lock"));
+	assert_true(t_exists("root/f.lock"));
 	/* Seen from 30 s in the future the same lock is stale: broken and taken again. */
 	assert_int_equal(agc_lock_mkdir_take(rootfd, "f.lock", 10000, now_ms + 30000), 0);
-	assert_true(exists("root/f.lock"));
+	assert_true(t_exists("root/f.lock"));
 	assert_int_equal(agc_lock_mkdir_release(rootfd, "f.lock"), 0);
-	assert_false(exists("root/f.lock"));
+	assert_false(t_exists("root/f.lock"));
 	assert_int_equal(agc_lock_mkdir_release(rootfd, "f.lock"), 0);
 	root_holds("");
 }
@@ -447,20 +384,20 @@ static void test_lines_rewrite_symlink(void **state)
 	struct stat st;
 
 	(void)state;
-	write_file("out/history.jsonl", HISTORY);
-	assert_int_equal(symlink(P("out/history.jsonl"), P("root/history.jsonl")), 0);
+	t_writes("out/history.jsonl", HISTORY);
+	assert_int_equal(symlink(t_path("out/history.jsonl"), t_path("root/history.jsonl")), 0);
 
 	assert_true(rewrite("history.jsonl", ID_A, 0, &res) < 0);
 	assert_false(res.done);
 	assert_non_null(res.reason);
 	assert_string_equal(res.reason, "symlink");
 	content_is("out/history.jsonl", HISTORY);
-	assert_int_equal(lstat(P("root/history.jsonl"), &st), 0);
+	assert_int_equal(lstat(t_path("root/history.jsonl"), &st), 0);
 	assert_true(S_ISLNK(st.st_mode));
 	root_holds("history.jsonl");
 	{
 		struct dirent **list;
-		int k = scandir(P("out"), &list, NULL, alphasort), i;
+		int k = scandir(t_path("out"), &list, NULL, alphasort), i;
 
 		assert_int_equal(k, 3); /* ".", "..", history.jsonl: no temp file beside the target */
 		for (i = 0; i < k; i++)
@@ -475,15 +412,15 @@ static void test_lines_rewrite_symlink_dir(void **state)
 	agc_lines_result res;
 
 	(void)state;
-	write_file("out/history.jsonl", HISTORY);
-	assert_int_equal(symlink(P("out"), P("root/cfg")), 0);
+	t_writes("out/history.jsonl", HISTORY);
+	assert_int_equal(symlink(t_path("out"), t_path("root/cfg")), 0);
 
 	assert_true(rewrite("cfg/history.jsonl", ID_A, 0, &res) < 0);
 	assert_false(res.done);
 	assert_non_null(res.reason);
 	assert_string_equal(res.reason, "symlink");
 	content_is("out/history.jsonl", HISTORY);
-	assert_false(exists("out/history.jsonl.lock"));
+	assert_false(t_exists("out/history.jsonl.lock"));
 	root_holds("cfg");
 }
 
@@ -494,16 +431,16 @@ static void test_lines_rewrite_dry_run(void **state)
 	struct stat before, after;
 
 	(void)state;
-	write_file("root/history.jsonl", HISTORY);
-	assert_int_equal(chmod(P("root/history.jsonl"), 0640), 0);
-	assert_int_equal(stat(P("root/history.jsonl"), &before), 0);
+	t_writes("root/history.jsonl", HISTORY);
+	assert_int_equal(chmod(t_path("root/history.jsonl"), 0640), 0);
+	assert_int_equal(stat(t_path("root/history.jsonl"), &before), 0);
 
 	assert_int_equal(rewrite("history.jsonl", ID_A, AGC_LINES_DRY_RUN, &res), 0);
 	assert_false(res.done);
 	assert_int_equal(res.count, 2);
 	assert_int_equal(res.bytes, strlen(L_A1) + strlen(L_A2));
 	content_is("root/history.jsonl", HISTORY);
-	assert_int_equal(stat(P("root/history.jsonl"), &after), 0);
+	assert_int_equal(stat(t_path("root/history.jsonl"), &after), 0);
 	assert_true(after.st_ino == before.st_ino);
 	assert_int_equal(after.st_mode & 07777, 0640);
 	assert_true(after.st_mtim.tv_sec == before.st_mtim.tv_sec &&

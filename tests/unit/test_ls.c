@@ -4,7 +4,6 @@
  * cannot be read is named). */
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,48 +17,20 @@
 
 #include <cmocka.h>
 
+#include "agc_test.h"
+
 #include "agentgc/agentgc.h"
-
-static char tmproot[PATH_MAX];
-
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
 
 static int setup(void **state)
 {
-	const char *tmp = getenv("TMPDIR");
-
 	(void)state;
-	snprintf(tmproot, sizeof(tmproot), "%s/agc-test-ls-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	return mkdtemp(tmproot) ? 0 : -1;
+	return t_setup_dir("ls");
 }
 
 static int teardown(void **state)
 {
 	(void)state;
-	return nftw(tmproot, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-}
-
-static void put(const char *rel, const char *text, size_t len)
-{
-	char path[PATH_MAX + 256], *slash;
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/%s", tmproot, rel);
-	for (slash = strchr(path + strlen(tmproot) + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
-		*slash = '\0';
-		mkdir(path, 0755);
-		*slash = '/';
-	}
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, text, len), (ssize_t)len);
-	close(fd);
+	return t_teardown_dir();
 }
 
 static int count(const agc_session_info *s, void *ud)
@@ -78,7 +49,7 @@ static void test_ls_failed_store_named_after_scan(void **state)
 		"{\"type\":\"user\",\"cwd\":\"/w/p\",\"timestamp\":\"2026-11-29T20:00:00Z\","
 		"\"sessionId\":\"0b8e5a4c-1f2d-4c3b-9a8e-7d6c5b4a3f21\",\"message\":{\"role\":\"user\","
 		"\"content\":\"fix the build\"}}\n";
-	char junk[4096], home[PATH_MAX + 8], proc[PATH_MAX + 8];
+	char junk[4096];
 	agc_ctx_opts o = {0};
 	agc_ls_opts lo = {0};
 	agc_ctx *ctx = NULL;
@@ -86,14 +57,15 @@ static void test_ls_failed_store_named_after_scan(void **state)
 
 	(void)state;
 	memset(junk, 'x', sizeof(junk));
-	put("home/.claude/projects/-w-p/0b8e5a4c-1f2d-4c3b-9a8e-7d6c5b4a3f21.jsonl", line, strlen(line));
-	put("home/.local/share/opencode/opencode.db", junk, sizeof(junk));
+	t_mkdir_p("home/.claude/projects/-w-p", 0755);
+	t_writes("home/.claude/projects/-w-p/0b8e5a4c-1f2d-4c3b-9a8e-7d6c5b4a3f21.jsonl", line);
+	t_mkdir_p("home/.local/share/opencode", 0755);
+	t_write("home/.local/share/opencode/opencode.db", junk, sizeof(junk));
 	/* pid 4242 is listed, but its cmdline, environ, cwd and fds are gone (ENOENT) */
-	put("proc/4242/stat", "4242 (x) S 1 4242 4242 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 100 0 0\n", 60);
-	snprintf(home, sizeof(home), "%s/home", tmproot);
-	snprintf(proc, sizeof(proc), "%s/proc", tmproot);
-	o.home = home;
-	o.procroot = proc;
+	t_mkdir_p("proc/4242", 0755);
+	t_write("proc/4242/stat", "4242 (x) S 1 4242 4242 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 100 0 0\n", 60);
+	o.home = t_path("home");
+	o.procroot = t_path("proc");
 	o.now_ms = 1795984693000;
 	assert_int_equal(agc_ctx_new(&ctx, &o), 0);
 	assert_int_equal(agc_ls(ctx, &lo, count, &n), -1);

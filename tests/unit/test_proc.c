@@ -3,7 +3,6 @@
  * /proc/PID/fd and maps; start times from /proc/PID/stat). */
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -23,75 +22,29 @@
 
 #include <cmocka.h>
 
+#include "agc_test.h"
+
 #include "buf.h"
 #include "error.h"
 #include "proc.h"
 
 /* ---- a made-up procfs tree under a temporary directory (never under $HOME) ---------------- */
 
-static char tmproot[PATH_MAX];  /* the temporary directory */
-static char fakeproc[PATH_MAX + 8]; /* tmproot/proc */
-
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
+static char fakeproc[PATH_MAX + 8]; /* t_dir/proc */
 
 static int setup_tree(void **state)
 {
-	const char *tmp = getenv("TMPDIR");
-
 	(void)state;
-	snprintf(tmproot, sizeof(tmproot), "%s/agc-test-proc-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(tmproot))
+	if (t_setup_dir("proc") < 0)
 		return -1;
-	snprintf(fakeproc, sizeof(fakeproc), "%s/proc", tmproot);
+	snprintf(fakeproc, sizeof(fakeproc), "%s", t_path("proc"));
 	return mkdir(fakeproc, 0700);
 }
 
 static int teardown_tree(void **state)
 {
 	(void)state;
-	return nftw(tmproot, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-}
-
-/* Path under the temporary directory, from a printf format. Returns one of four static
- * buffers in turn, so that two results can be used in one call. */
-static const char *tpath(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static const char *tpath(const char *fmt, ...)
-{
-	static char out[4][PATH_MAX * 2];
-	static unsigned next;
-	char rel[PATH_MAX], *o = out[next++ % 4];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(rel, sizeof(rel), fmt, ap);
-	va_end(ap);
-	snprintf(o, sizeof(out[0]), "%s/%s", tmproot, rel);
-	return o;
-}
-
-static void mkdir_t(const char *rel)
-{
-	assert_int_equal(mkdir(tpath("%s", rel), 0700), 0);
-}
-
-static void write_t(const char *rel, const void *data, size_t len)
-{
-	int fd = open(tpath("%s", rel), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, data, len), (ssize_t)len);
-	close(fd);
-}
-
-static void writes_t(const char *rel, const char *s)
-{
-	write_t(rel, s, strlen(s));
+	return t_teardown_dir();
 }
 
 /* A stat line with comm, ppid and start time in their fields (3.. after the last ')'). */
@@ -100,13 +53,13 @@ static void fake_stat(pid_t pid, const char *comm, pid_t ppid, unsigned long lon
 	char rel[64], text[1024];
 
 	snprintf(rel, sizeof(rel), "proc/%ld", (long)pid);
-	mkdir_t(rel);
+	t_mkdir(rel);
 	snprintf(rel, sizeof(rel), "proc/%ld/stat", (long)pid);
 	snprintf(text, sizeof(text),
 		 "%ld (%s) S %ld %ld %ld 0 -1 4194560 1 0 0 0 0 0 0 0 20 0 1 0 %llu 5000 100 "
 		 "18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0\n",
 		 (long)pid, comm, (long)ppid, (long)pid, (long)pid, start);
-	writes_t(rel, text);
+	t_writes(rel, text);
 }
 
 static void fake_status(pid_t pid, unsigned uid)
@@ -118,7 +71,7 @@ static void fake_status(pid_t pid, unsigned uid)
 		 "Name:\tx\nUmask:\t0022\nState:\tS (sleeping)\nTgid:\t%ld\nNgid:\t0\nPid:\t%ld\n"
 		 "PPid:\t1\nTracerPid:\t0\nUid:\t%u\t%u\t%u\t%u\nGid:\t0\t0\t0\t0\n",
 		 (long)pid, (long)pid, uid, uid + 1, uid + 2, uid + 3);
-	writes_t(rel, text);
+	t_writes(rel, text);
 }
 
 /* ---- stat ---------------------------------------------------------------------------------- */
@@ -175,7 +128,7 @@ static void test_proc_stat_not_found(void **state)
 	agc_proc p;
 
 	(void)state;
-	mkdir_t("proc/300");  /* a pid directory whose files are gone: the process vanished */
+	t_mkdir("proc/300");  /* a pid directory whose files are gone: the process vanished */
 	assert_int_equal(agc_proc_stat(fakeproc, 300, &p), AGC_ENOTFOUND);
 	assert_int_equal(agc_proc_stat(fakeproc, 999, &p), AGC_ENOTFOUND);
 	assert_int_equal(agc_proc_stat(fakeproc, 0, &p), AGC_ENOTFOUND);
@@ -187,17 +140,17 @@ static void test_proc_stat_malformed(void **state)
 	agc_proc p;
 
 	(void)state;
-	mkdir_t("proc/400");
-	writes_t("proc/400/stat", "400 no parentheses S 1 2 3\n");
+	t_mkdir("proc/400");
+	t_writes("proc/400/stat", "400 no parentheses S 1 2 3\n");
 	assert_int_equal(agc_proc_stat(fakeproc, 400, &p), -1);
 	assert_non_null(strstr(agc_error_last(), "cannot parse"));
 
-	mkdir_t("proc/401");
-	writes_t("proc/401/stat", "401 (short) S 1 2 3 4\n");
+	t_mkdir("proc/401");
+	t_writes("proc/401/stat", "401 (short) S 1 2 3 4\n");
 	assert_int_equal(agc_proc_stat(fakeproc, 401, &p), -1);
 
-	mkdir_t("proc/402");
-	writes_t("proc/402/stat", "402 (bad) S x 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20\n");
+	t_mkdir("proc/402");
+	t_writes("proc/402/stat", "402 (bad) S x 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20\n");
 	assert_int_equal(agc_proc_stat(fakeproc, 402, &p), -1);
 }
 
@@ -234,12 +187,12 @@ static void test_proc_each_fake(void **state)
 	fake_stat(100, "a) (b", 1, 10);
 	fake_status(100, 0);
 	fake_stat(200, "nostatus", 1, 20);
-	mkdir_t("proc/300");            /* vanished */
-	mkdir_t("proc/sys");
-	mkdir_t("proc/0123");           /* not a pid: leading zero */
-	mkdir_t("proc/12a");
-	writes_t("proc/stat", "btime 1\n");
-	assert_int_equal(symlink("100", tpath("proc/self")), 0);
+	t_mkdir("proc/300");            /* vanished */
+	t_mkdir("proc/sys");
+	t_mkdir("proc/0123");           /* not a pid: leading zero */
+	t_mkdir("proc/12a");
+	t_writes("proc/stat", "btime 1\n");
+	assert_int_equal(symlink("100", t_path("proc/self")), 0);
 
 	assert_int_equal(agc_proc_each(fakeproc, collect, &s), 0);
 	qsort(s.v, s.n, sizeof(s.v[0]), pid_cmp);
@@ -261,8 +214,8 @@ static void test_proc_each_malformed(void **state)
 	seen_pids s = {{0}, 0, 0};
 
 	(void)state;
-	mkdir_t("proc/500");
-	writes_t("proc/500/stat", "garbage\n");
+	t_mkdir("proc/500");
+	t_writes("proc/500/stat", "garbage\n");
 	assert_int_equal(agc_proc_each(fakeproc, collect, &s), -1);
 }
 
@@ -272,7 +225,7 @@ static void test_proc_each_missing_root(void **state)
 	seen_pids s = {{0}, 0, 0};
 
 	(void)state;
-	assert_int_equal(agc_proc_each(tpath("no-such-proc"), collect, &s), -1);
+	assert_int_equal(agc_proc_each(t_path("no-such-proc"), collect, &s), -1);
 	assert_non_null(strstr(agc_error_last(), "no-such-proc"));
 	assert_int_equal(s.n, 0);
 }
@@ -333,14 +286,14 @@ static void test_proc_files_fake(void **state)
 
 	(void)state;
 	fake_stat(600, "files", 1, 1);
-	mkdir_t("proc/600/fd");
-	writes_t("a.txt", "a");
-	writes_t("b.txt", "b");
-	assert_int_equal(stat(tpath("a.txt"), &a), 0);
-	assert_int_equal(stat(tpath("b.txt"), &b), 0);
-	assert_int_equal(symlink(tpath("a.txt"), tpath("proc/600/fd/3")), 0);
-	assert_int_equal(symlink(tpath("b.txt"), tpath("proc/600/fd/4")), 0);
-	assert_int_equal(symlink(tpath("gone.txt"), tpath("proc/600/fd/5")), 0); /* closed since */
+	t_mkdir("proc/600/fd");
+	t_writes("a.txt", "a");
+	t_writes("b.txt", "b");
+	assert_int_equal(stat(t_path("a.txt"), &a), 0);
+	assert_int_equal(stat(t_path("b.txt"), &b), 0);
+	assert_int_equal(symlink(t_path("a.txt"), t_path("proc/600/fd/3")), 0);
+	assert_int_equal(symlink(t_path("b.txt"), t_path("proc/600/fd/4")), 0);
+	assert_int_equal(symlink(t_path("gone.txt"), t_path("proc/600/fd/5")), 0); /* closed since */
 
 	maps = malloc(20000);
 	assert_non_null(maps);
@@ -356,7 +309,7 @@ static void test_proc_files_fake(void **state)
 	memset(maps + len, 'x', 12000);  /* a path longer than the line buffer */
 	len += 12000;
 	len += (size_t)sprintf(maps + len, "\n7f300000-7f400000 r--p 00000000 08:04 8 /last");
-	write_t("proc/600/maps", maps, len);
+	t_write("proc/600/maps", maps, len);
 	free(maps);
 
 	memset(&d, 0, sizeof(d));
@@ -388,7 +341,7 @@ static void test_proc_files_not_found(void **state)
 
 	(void)state;
 	memset(&d, 0, sizeof(d));
-	mkdir_t("proc/700");
+	t_mkdir("proc/700");
 	assert_int_equal(agc_proc_files(fakeproc, 700, false, collect_files, &d), AGC_ENOTFOUND);
 	assert_int_equal(agc_proc_files(fakeproc, 701, true, collect_files, &d), AGC_ENOTFOUND);
 	assert_int_equal(agc_proc_files(fakeproc, 0, true, collect_files, &d), AGC_ENOTFOUND);
@@ -449,7 +402,7 @@ static void test_proc_maps_chunks(void **state)
 			       "ffff0000-ffff1000 r--p 00000000 103:1a 1234567890123456789 /big\n"
 			       "ffff1000-ffff2000 r--p 00000000 103:1a 99999999999999999999 /too-big\n"
 			       "ffff2000-ffff3000 r--p 00000000 00:00 0");
-	write_t("proc/610/maps", maps, len);
+	t_write("proc/610/maps", maps, len);
 	free(maps);
 
 	assert_int_equal(agc_proc_maps(fakeproc, 610, count_inos, c), 0);
@@ -462,10 +415,10 @@ static void test_proc_maps_chunks(void **state)
 	free(c);
 
 	/* an open dir is an fd like any other */
-	mkdir_t("proc/610/fd");
-	mkdir_t("held-dir");
-	assert_int_equal(stat(tpath("held-dir"), &dir), 0);
-	assert_int_equal(symlink(tpath("held-dir"), tpath("proc/610/fd/7")), 0);
+	t_mkdir("proc/610/fd");
+	t_mkdir("held-dir");
+	assert_int_equal(stat(t_path("held-dir"), &dir), 0);
+	assert_int_equal(symlink(t_path("held-dir"), t_path("proc/610/fd/7")), 0);
 	memset(&d, 0, sizeof(d));
 	assert_int_equal(agc_proc_fds(fakeproc, 610, collect_files, &d), 0);
 	assert_int_equal(d.n, 1);
@@ -481,9 +434,9 @@ static void test_proc_cwd_id(void **state)
 
 	(void)state;
 	fake_stat(620, "cwd", 1, 1);
-	mkdir_t("work");
-	assert_int_equal(stat(tpath("work"), &dir), 0);
-	assert_int_equal(symlink(tpath("work"), tpath("proc/620/cwd")), 0);
+	t_mkdir("work");
+	assert_int_equal(stat(t_path("work"), &dir), 0);
+	assert_int_equal(symlink(t_path("work"), t_path("proc/620/cwd")), 0);
 	assert_int_equal(agc_proc_cwd_id(fakeproc, 620, &c), 0);
 	assert_true(c.dev == dir.st_dev && c.ino == dir.st_ino);
 	assert_int_equal(agc_proc_cwd_id(fakeproc, 621, &c), AGC_ENOTFOUND);
@@ -521,12 +474,12 @@ static void test_proc_files_live(void **state)
 
 	(void)state;
 	memset(&w, 0, sizeof(w));
-	writes_t("live-a", "aaaa");
-	writes_t("live-b", "bbbb");
-	fa = open(tpath("live-a"), O_RDONLY | O_CLOEXEC);
+	t_writes("live-a", "aaaa");
+	t_writes("live-b", "bbbb");
+	fa = open(t_path("live-a"), O_RDONLY | O_CLOEXEC);
 	assert_true(fa >= 0);
 	assert_int_equal(fstat(fa, &w.a), 0);
-	fb = open(tpath("live-b"), O_RDONLY | O_CLOEXEC);
+	fb = open(t_path("live-b"), O_RDONLY | O_CLOEXEC);
 	assert_true(fb >= 0);
 	assert_int_equal(fstat(fb, &w.b), 0);
 	map = mmap(NULL, 4, PROT_READ, MAP_SHARED, fb, 0);
@@ -599,20 +552,20 @@ static void test_proc_files_unstatable_fd(void **state)
 
 	(void)state;
 	/* the child must reach the tree it builds */
-	assert_int_equal(chmod(tmproot, 0711), 0);
-	mkdir_t("u");
+	assert_int_equal(chmod(t_dir, 0711), 0);
+	t_mkdir("u");
 	if (getuid() == 0)
-		assert_int_equal(chown(tpath("u"), 65534, 65534), 0);
+		assert_int_equal(chown(t_path("u"), 65534, 65534), 0);
 	child = fork();
 	assert_true(child >= 0);
 	if (child == 0) {
 		if (getuid() == 0 && (setgid(65534) < 0 || setuid(65534) < 0))
 			_exit(10);
-		_exit(unstatable_fd_child(tpath("u")));
+		_exit(unstatable_fd_child(t_path("u")));
 	}
 	assert_int_equal(waitpid(child, &status, 0), child);
 	/* let the teardown remove the tree (root ignores the mode; its owner does not) */
-	chmod(tpath("u/locked"), 0700);
+	chmod(t_path("u/locked"), 0700);
 	assert_true(WIFEXITED(status));
 	if (WEXITSTATUS(status) == 10) {
 		print_message("skipped: cannot drop to uid 65534\n");
@@ -630,8 +583,8 @@ static void test_proc_argv_environ_fake(void **state)
 
 	(void)state;
 	fake_stat(800, "args", 1, 1);
-	write_t("proc/800/cmdline", "claude\0--resume\0abc\0", 21);
-	write_t("proc/800/environ", "A=1\0B=2\0", 8);
+	t_write("proc/800/cmdline", "claude\0--resume\0abc\0", 21);
+	t_write("proc/800/environ", "A=1\0B=2\0", 8);
 	assert_int_equal(agc_proc_argv(fakeproc, 800, 4096, &b), 0);
 	assert_int_equal(b.len, 21);
 	assert_memory_equal(b.ptr, "claude\0--resume\0abc\0", 21);
@@ -643,7 +596,7 @@ static void test_proc_argv_environ_fake(void **state)
 	assert_int_equal(b.len, 8);
 	assert_memory_equal(b.ptr, "A=1\0B=2\0", 8);
 	/* A process without the file, or without a directory, is gone. */
-	mkdir_t("proc/801");
+	t_mkdir("proc/801");
 	assert_int_equal(agc_proc_argv(fakeproc, 801, 4096, &b), AGC_ENOTFOUND);
 	assert_int_equal(agc_proc_environ(fakeproc, 802, 4096, &b), AGC_ENOTFOUND);
 	agc_buf_release(&b);
@@ -663,7 +616,7 @@ static void test_proc_argv_cwd_live(void **state)
 	assert_string_equal(b.ptr, cwd);
 
 	fake_stat(900, "cwd", 1, 1);
-	assert_int_equal(symlink("/some/where", tpath("proc/900/cwd")), 0);
+	assert_int_equal(symlink("/some/where", t_path("proc/900/cwd")), 0);
 	assert_int_equal(agc_proc_cwd(fakeproc, 900, &b), 0);
 	assert_string_equal(b.ptr, "/some/where");
 	assert_int_equal(agc_proc_cwd(fakeproc, 901, &b), AGC_ENOTFOUND);
@@ -704,12 +657,12 @@ static void test_proc_at_live(void **state)
 	assert_string_equal(p.comm, q.comm);
 
 	memset(&w, 0, sizeof(w));
-	writes_t("at-a", "aaaa");
-	writes_t("at-b", "bbbb");
-	fa = open(tpath("at-a"), O_RDONLY | O_CLOEXEC);
+	t_writes("at-a", "aaaa");
+	t_writes("at-b", "bbbb");
+	fa = open(t_path("at-a"), O_RDONLY | O_CLOEXEC);
 	assert_true(fa >= 0);
 	assert_int_equal(fstat(fa, &w.a), 0);
-	fb = open(tpath("at-b"), O_RDONLY | O_CLOEXEC);
+	fb = open(t_path("at-b"), O_RDONLY | O_CLOEXEC);
 	assert_true(fb >= 0);
 	assert_int_equal(fstat(fb, &w.b), 0);
 	map = mmap(NULL, 4, PROT_READ, MAP_SHARED, fb, 0);
@@ -785,7 +738,7 @@ static void test_proc_maps_query_matches_text(void **state)
 		got += (size_t)n;
 	close(fd);
 	fake_stat(950, "maps", 1, 1);
-	write_t("proc/950/maps", buf, got);
+	t_write("proc/950/maps", buf, got);
 
 	memset(&live, 0, sizeof(live));
 	memset(&text, 0, sizeof(text));
@@ -843,12 +796,12 @@ static void test_proc_at_gone(void **state)
 	assert_int_equal(agc_proc_open("/proc", child), AGC_ENOTFOUND);
 
 	fake_stat(960, "old", 1, 1);
-	write_t("proc/960/cmdline", "old\0", 4);
+	t_write("proc/960/cmdline", "old\0", 4);
 	pfd = agc_proc_open(fakeproc, 960);
 	assert_true(pfd >= 0);
-	assert_int_equal(rename(tpath("proc/960"), tpath("old-960")), 0);
+	assert_int_equal(rename(t_path("proc/960"), t_path("old-960")), 0);
 	fake_stat(960, "new", 1, 1);
-	write_t("proc/960/cmdline", "new\0", 4);
+	t_write("proc/960/cmdline", "new\0", 4);
 	assert_int_equal(agc_proc_argv_at(pfd, 960, 4096, &b), 0);
 	assert_string_equal(b.ptr, "old");
 	assert_int_equal(agc_proc_stat_at(pfd, 960, &p), 0);
@@ -908,14 +861,14 @@ static void test_proc_boot_ms_fake(void **state)
 	for (i = 0; i < 20000; i++)
 		len += (size_t)sprintf(text + len, " %zu", i % 10);
 	len += (size_t)sprintf(text + len, "\nctxt 5\nbtime 1700000000\nprocesses 9\n");
-	write_t("proc/stat", text, len);
+	t_write("proc/stat", text, len);
 	free(text);
 	assert_int_equal(agc_proc_boot_ms(fakeproc, &ms), 0);
 	assert_true(ms == INT64_C(1700000000000));
 
-	writes_t("proc/stat", "cpu 1 2 3\nctxt 5\n");
+	t_writes("proc/stat", "cpu 1 2 3\nctxt 5\n");
 	assert_int_equal(agc_proc_boot_ms(fakeproc, &ms), -1);
-	assert_int_equal(agc_proc_boot_ms(tpath("nowhere"), &ms), -1);
+	assert_int_equal(agc_proc_boot_ms(t_path("nowhere"), &ms), -1);
 }
 
 static void test_proc_boot_ms_live(void **state)

@@ -1,6 +1,6 @@
 /* Unit tests of remove.c: removing an artifact beneath its root through directory fds (SPEC R2,
- * R3). Everything happens inside a fresh mkdtemp directory: base/root is the root, base/out and
- * base/root/keep lie outside the artifact and must survive every test.
+ * R3). Everything happens inside a fresh directory under $TMPDIR (agc_test.h): t_dir/root is the
+ * root, t_dir/out and t_dir/root/keep lie outside the artifact and must survive every test.
  *
  * On Linux this file also defines unlinkat and openat, which the library's objects linked into
  * this program call instead of libc's: they pass through to the system calls, and let a test
@@ -18,7 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <ftw.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -35,11 +34,12 @@
 
 #include <cmocka.h>
 
+#include "agc_test.h"
+
 #include "agentgc/agentgc.h"
 #include "remove.h"
 #include "scan.h"
 
-static char base[PATH_MAX];
 static int rootfd = -1;
 static char restore_mode[PATH_MAX];      /* a dir a test made read-only, made 0700 again */
 static char restore_immutable[PATH_MAX]; /* a file a test made immutable, made mutable again */
@@ -113,50 +113,11 @@ static void hooks_reset(void)
 
 /* ---- helpers ------------------------------------------------------------------------- */
 
-/* base/rel, in one of a few rotating buffers. */
-static const char *P(const char *rel)
-{
-	static char bufs[8][PATH_MAX];
-	static unsigned n;
-	char *b = bufs[n++ % 8];
-
-	/* Test paths are short; a truncated one would name something else. */
-	if (snprintf(b, PATH_MAX, "%s/%s", base, rel) >= PATH_MAX)
-		abort();
-	return b;
-}
-
-static void mkd(const char *rel)
-{
-	assert_int_equal(mkdir(P(rel), 0700), 0);
-}
-
-static void mkf(const char *rel, const char *content)
-{
-	int fd = open(P(rel), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, content, strlen(content)), (ssize_t)strlen(content));
-	close(fd);
-}
-
-static void mkl(const char *target, const char *rel)
-{
-	assert_int_equal(symlink(target, P(rel)), 0);
-}
-
-static bool exists(const char *rel)
-{
-	struct stat st;
-
-	return lstat(P(rel), &st) == 0;
-}
-
 static void assert_content(const char *rel, const char *want)
 {
 	char got[256];
 	ssize_t n;
-	int fd = open(P(rel), O_RDONLY | O_CLOEXEC);
+	int fd = open(t_path(rel), O_RDONLY | O_CLOEXEC);
 
 	assert_true(fd >= 0);
 	n = read(fd, got, sizeof(got) - 1);
@@ -176,10 +137,10 @@ static int count_fds(void)
 	return n;
 }
 
-/* A chain of n nested directories named "d" below base/rel, with a file "leaf" at the bottom. */
+/* A chain of n nested directories named "d" below t_dir/rel, with a file "leaf" at the bottom. */
 static void mkchain(const char *rel, int n)
 {
-	int fd = open(P(rel), O_RDONLY | O_DIRECTORY | O_CLOEXEC), next, i;
+	int fd = open(t_path(rel), O_RDONLY | O_DIRECTORY | O_CLOEXEC), next, i;
 
 	assert_true(fd >= 0);
 	for (i = 0; i < n; i++) {
@@ -197,24 +158,15 @@ static void mkchain(const char *rel, int n)
 
 static void stat_of(const char *rel, struct stat *st)
 {
-	assert_int_equal(lstat(P(rel), st), 0);
-}
-
-static int rm_cb(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	remove(path);
-	return 0;
+	assert_int_equal(lstat(t_path(rel), st), 0);
 }
 
 #ifdef HAVE_HOOKS
-/* Replace dirfd/name by a symlink to base/out (or a new directory), keeping the old directory
- * as base/root/held so a test can check that nothing inside it was touched. */
+/* Replace dirfd/name by a symlink to t_dir/out (or a new directory), keeping the old directory
+ * as t_dir/root/held so a test can check that nothing inside it was touched. */
 static void swap_now(int dirfd, const char *name)
 {
-	if (renameat(dirfd, name, AT_FDCWD, P("root/held")) < 0)
+	if (renameat(dirfd, name, AT_FDCWD, t_path("root/held")) < 0)
 		return;
 	if (hook_swap_to_dir) {
 		int fd;
@@ -229,7 +181,7 @@ static void swap_now(int dirfd, const char *name)
 			close(fd);
 		}
 	} else {
-		symlinkat(P("out"), dirfd, name);
+		symlinkat(t_path("out"), dirfd, name);
 	}
 }
 
@@ -251,27 +203,23 @@ static int set_immutable(const char *path, bool on)
 
 static int setup(void **state)
 {
-	const char *tmp = getenv("TMPDIR");
-	char raw[PATH_MAX];
-
 	(void)state;
 	hooks_reset();
 	restore_mode[0] = '\0';
 	restore_immutable[0] = '\0';
-	snprintf(raw, sizeof(raw), "%s/agc-test-remove-XXXXXX", tmp && *tmp == '/' ? tmp : "/tmp");
-	if (!mkdtemp(raw) || !realpath(raw, base))
+	if (t_setup_dir("remove") < 0)
 		return -1;
-	if (mkdir(P("root"), 0700) < 0 || mkdir(P("out"), 0700) < 0)
+	if (mkdir(t_path("root"), 0700) < 0 || mkdir(t_path("out"), 0700) < 0)
 		return -1;
-	rootfd = agc_walk_open_root(P("root"));
+	rootfd = agc_walk_open_root(t_path("root"));
 	if (rootfd < 0)
 		return -1;
 	/* What lies outside the artifacts; every test checks it survives. */
-	mkf("out/sentinel", "keep");
-	mkf("out/x", "outside");
-	mkd("out/sub");
-	mkf("out/sub/y", "outside too");
-	mkf("root/keep", "sibling");
+	t_writes("out/sentinel", "keep");
+	t_writes("out/x", "outside");
+	t_mkdir("out/sub");
+	t_writes("out/sub/y", "outside too");
+	t_writes("root/keep", "sibling");
 	return 0;
 }
 
@@ -288,8 +236,7 @@ static int teardown(void **state)
 	if (rootfd >= 0)
 		close(rootfd);
 	rootfd = -1;
-	nftw(base, rm_cb, 32, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
-	return 0;
+	return t_teardown_dir();
 }
 
 static void assert_outside_intact(void)
@@ -314,14 +261,14 @@ static void test_remove_plain_file(void **state)
 	int before = count_fds();
 
 	(void)state;
-	mkf("root/f.jsonl", "12345");
+	t_writes("root/f.jsonl", "12345");
 	assert_int_equal(rm("f.jsonl", NULL, 0, &res), 0);
 	assert_int_equal(res.status, AGC_WALK_OK);
 	assert_int_equal(res.err, 0);
 	assert_int_equal(res.files, 1);
 	assert_int_equal(res.dirs, 0);
 	assert_int_equal(res.bytes, 5);
-	assert_false(exists("root/f.jsonl"));
+	assert_false(t_exists("root/f.jsonl"));
 	assert_int_equal(count_fds(), before);
 	assert_outside_intact();
 }
@@ -333,20 +280,20 @@ static void test_remove_tree(void **state)
 	int before = count_fds();
 
 	(void)state;
-	mkd("root/s");
-	mkf("root/s/a", "0123456789");
-	mkd("root/s/b");
-	mkf("root/s/b/c", "01234567890123456789");
-	mkd("root/s/b/d");
-	mkf("root/s/b/d/e", "012345678901234567890123456789");
-	mkd("root/s/b/empty");
-	mkf("root/s/.hidden", "");
+	t_mkdir("root/s");
+	t_writes("root/s/a", "0123456789");
+	t_mkdir("root/s/b");
+	t_writes("root/s/b/c", "01234567890123456789");
+	t_mkdir("root/s/b/d");
+	t_writes("root/s/b/d/e", "012345678901234567890123456789");
+	t_mkdir("root/s/b/empty");
+	t_writes("root/s/.hidden", "");
 	assert_int_equal(rm("s", NULL, 0, &res), 0);
 	assert_int_equal(res.status, AGC_WALK_OK);
 	assert_int_equal(res.files, 4);
 	assert_int_equal(res.dirs, 4);
 	assert_int_equal(res.bytes, 60);
-	assert_false(exists("root/s"));
+	assert_false(t_exists("root/s"));
 	assert_int_equal(count_fds(), before);
 	assert_outside_intact();
 }
@@ -357,16 +304,16 @@ static void test_remove_nested_rel(void **state)
 	agc_rm_result res;
 
 	(void)state;
-	mkd("root/p");
-	mkd("root/p/q");
-	mkd("root/p/q/s");
-	mkf("root/p/q/s/f", "x");
-	mkf("root/p/q/twin", "x");
+	t_mkdir("root/p");
+	t_mkdir("root/p/q");
+	t_mkdir("root/p/q/s");
+	t_writes("root/p/q/s/f", "x");
+	t_writes("root/p/q/twin", "x");
 	assert_int_equal(rm("p/q/s", NULL, 0, &res), 0);
 	assert_int_equal(res.files, 1);
 	assert_int_equal(res.dirs, 1);
-	assert_false(exists("root/p/q/s"));
-	assert_true(exists("root/p/q/twin"));
+	assert_false(t_exists("root/p/q/s"));
+	assert_true(t_exists("root/p/q/twin"));
 	assert_outside_intact();
 }
 
@@ -376,15 +323,15 @@ static void test_remove_intermediate_symlink(void **state)
 	agc_rm_result res;
 
 	(void)state;
-	mkl(P("out"), "root/a");
+	t_symlink(t_path("out"), "root/a");
 	assert_int_equal(rm("a/x", NULL, 0, &res), -1);
 	assert_int_equal(res.status, AGC_WALK_SYMLINK);
 	assert_int_equal(res.files + res.dirs, 0);
 	assert_non_null(strstr(agc_error_last(), "cannot remove 'a/x'"));
-	assert_true(exists("root/a"));
+	assert_true(t_exists("root/a"));
 	/* The same through a deeper relative link, and with a directory artifact. */
-	mkd("root/p");
-	mkl("../../out", "root/p/l");
+	t_mkdir("root/p");
+	t_symlink("../../out", "root/p/l");
 	assert_int_equal(rm("p/l/sub", NULL, 0, &res), -1);
 	assert_int_equal(res.status, AGC_WALK_SYMLINK);
 	assert_outside_intact();
@@ -396,10 +343,10 @@ static void test_remove_intermediate_notdir(void **state)
 	agc_rm_result res;
 
 	(void)state;
-	mkf("root/f", "x");
+	t_writes("root/f", "x");
 	assert_int_equal(rm("f/x", NULL, 0, &res), -1);
 	assert_int_equal(res.status, AGC_WALK_NOTDIR);
-	assert_true(exists("root/f"));
+	assert_true(t_exists("root/f"));
 	assert_outside_intact();
 }
 
@@ -410,12 +357,12 @@ static void test_remove_leaf_symlink_dir(void **state)
 	agc_rm_result res;
 
 	(void)state;
-	mkl(P("out"), "root/l");
+	t_symlink(t_path("out"), "root/l");
 	assert_int_equal(rm("l", NULL, 0, &res), 0);
 	assert_int_equal(res.files, 1);
 	assert_int_equal(res.dirs, 0);
 	assert_int_equal(res.bytes, 0);
-	assert_false(exists("root/l"));
+	assert_false(t_exists("root/l"));
 	assert_outside_intact();
 }
 
@@ -425,11 +372,11 @@ static void test_remove_leaf_symlink_file(void **state)
 	agc_rm_result res;
 
 	(void)state;
-	mkl(P("out/x"), "root/l");
+	t_symlink(t_path("out/x"), "root/l");
 	assert_int_equal(rm("l", NULL, 0, &res), 0);
 	assert_int_equal(res.files, 1);
 	assert_int_equal(res.bytes, 0);
-	assert_false(exists("root/l"));
+	assert_false(t_exists("root/l"));
 	assert_outside_intact();
 }
 
@@ -439,11 +386,11 @@ static void test_remove_dangling_leaf(void **state)
 	agc_rm_result res;
 
 	(void)state;
-	mkl(P("out/nothing"), "root/l");
+	t_symlink(t_path("out/nothing"), "root/l");
 	assert_int_equal(rm("l", NULL, 0, &res), 0);
 	assert_int_equal(res.files, 1);
-	assert_false(exists("root/l"));
-	assert_false(exists("out/nothing"));
+	assert_false(t_exists("root/l"));
+	assert_false(t_exists("out/nothing"));
 	assert_outside_intact();
 }
 
@@ -455,20 +402,20 @@ static void test_remove_link_to_slash_inside(void **state)
 	struct stat st;
 
 	(void)state;
-	mkd("root/s");
-	mkl("/", "root/s/toslash");
-	mkl(P("out"), "root/s/toout");
-	mkl(P("out/x"), "root/s/tofile");
-	mkl(".", "root/s/self");
-	mkl("..", "root/s/up");
-	mkd("root/s/sub");
-	mkl("../..", "root/s/sub/upup");
-	mkf("root/s/f", "abc");
+	t_mkdir("root/s");
+	t_symlink("/", "root/s/toslash");
+	t_symlink(t_path("out"), "root/s/toout");
+	t_symlink(t_path("out/x"), "root/s/tofile");
+	t_symlink(".", "root/s/self");
+	t_symlink("..", "root/s/up");
+	t_mkdir("root/s/sub");
+	t_symlink("../..", "root/s/sub/upup");
+	t_writes("root/s/f", "abc");
 	assert_int_equal(rm("s", NULL, 0, &res), 0);
 	assert_int_equal(res.files, 7);
 	assert_int_equal(res.dirs, 2);
 	assert_int_equal(res.bytes, 3);
-	assert_false(exists("root/s"));
+	assert_false(t_exists("root/s"));
 	assert_int_equal(stat("/", &st), 0);
 	assert_true(S_ISDIR(st.st_mode));
 	assert_outside_intact();
@@ -480,16 +427,16 @@ static void test_remove_symlink_loop(void **state)
 	agc_rm_result res;
 
 	(void)state;
-	mkd("root/s");
-	mkl("l2", "root/s/l1");
-	mkl("l1", "root/s/l2");
-	mkd("root/s/sub");
-	mkl("../sub", "root/s/sub/again");
-	mkl("me", "root/s/me");
+	t_mkdir("root/s");
+	t_symlink("l2", "root/s/l1");
+	t_symlink("l1", "root/s/l2");
+	t_mkdir("root/s/sub");
+	t_symlink("../sub", "root/s/sub/again");
+	t_symlink("me", "root/s/me");
 	assert_int_equal(rm("s", NULL, 0, &res), 0);
 	assert_int_equal(res.files, 4);
 	assert_int_equal(res.dirs, 2);
-	assert_false(exists("root/s"));
+	assert_false(t_exists("root/s"));
 	assert_outside_intact();
 }
 
@@ -500,18 +447,18 @@ static void test_remove_expect_mismatch(void **state)
 	struct stat st;
 
 	(void)state;
-	mkf("root/f", "x");
-	mkd("root/s");
-	mkf("root/s/g", "y");
+	t_writes("root/f", "x");
+	t_mkdir("root/s");
+	t_writes("root/s/g", "y");
 	stat_of("root/f", &st);
 	assert_int_equal(agc_remove_beneath(rootfd, "f", st.st_dev, st.st_ino + 1, NULL, 0, &res), -1);
 	assert_int_equal(res.status, AGC_WALK_CHANGED);
 	assert_int_equal(res.files + res.dirs, 0);
-	assert_true(exists("root/f"));
+	assert_true(t_exists("root/f"));
 	stat_of("root/s", &st);
 	assert_int_equal(agc_remove_beneath(rootfd, "s", st.st_dev + 1, st.st_ino, NULL, 0, &res), -1);
 	assert_int_equal(res.status, AGC_WALK_CHANGED);
-	assert_true(exists("root/s/g"));
+	assert_true(t_exists("root/s/g"));
 	assert_non_null(strstr(agc_error_last(), "cannot remove 's'"));
 	assert_outside_intact();
 }
@@ -523,11 +470,11 @@ static void test_remove_expect_match(void **state)
 	struct stat st;
 
 	(void)state;
-	mkd("root/s");
-	mkf("root/s/g", "y");
+	t_mkdir("root/s");
+	t_writes("root/s/g", "y");
 	stat_of("root/s", &st);
 	assert_int_equal(agc_remove_beneath(rootfd, "s", st.st_dev, st.st_ino, NULL, 0, &res), 0);
-	assert_false(exists("root/s"));
+	assert_false(t_exists("root/s"));
 	assert_outside_intact();
 }
 
@@ -539,16 +486,16 @@ static void test_remove_swapped_for_link(void **state)
 	struct stat st;
 
 	(void)state;
-	mkd("root/s");
-	mkf("root/s/g", "y");
+	t_mkdir("root/s");
+	t_writes("root/s/g", "y");
 	stat_of("root/s", &st);
-	assert_int_equal(rename(P("root/s"), P("root/old")), 0);
-	mkl(P("out"), "root/s");
+	assert_int_equal(rename(t_path("root/s"), t_path("root/old")), 0);
+	t_symlink(t_path("out"), "root/s");
 	assert_int_equal(agc_remove_beneath(rootfd, "s", st.st_dev, st.st_ino, NULL, 0, &res), -1);
 	assert_int_equal(res.status, AGC_WALK_CHANGED);
 	assert_int_equal(res.files + res.dirs, 0);
-	assert_true(exists("root/s"));
-	assert_true(exists("root/old/g"));
+	assert_true(t_exists("root/s"));
+	assert_true(t_exists("root/old/g"));
 	assert_outside_intact();
 }
 
@@ -559,15 +506,15 @@ static void test_remove_swapped_for_dir(void **state)
 	struct stat st;
 
 	(void)state;
-	mkd("root/s");
+	t_mkdir("root/s");
 	stat_of("root/s", &st);
-	assert_int_equal(rename(P("root/s"), P("root/old")), 0);
-	mkd("root/s");
-	mkf("root/s/new", "z");
+	assert_int_equal(rename(t_path("root/s"), t_path("root/old")), 0);
+	t_mkdir("root/s");
+	t_writes("root/s/new", "z");
 	assert_int_equal(agc_remove_beneath(rootfd, "s", st.st_dev, st.st_ino, NULL, 0, &res), -1);
 	assert_int_equal(res.status, AGC_WALK_CHANGED);
-	assert_true(exists("root/s/new"));
-	assert_true(exists("root/old"));
+	assert_true(t_exists("root/s/new"));
+	assert_true(t_exists("root/old"));
 	assert_outside_intact();
 }
 
@@ -579,16 +526,16 @@ static void test_remove_swapped_mid_run_link(void **state)
 	agc_rm_result res;
 
 	(void)state;
-	mkd("root/s");
-	mkd("root/s/victim");
-	mkf("root/s/victim/inner", "i");
-	mkf("root/s/other", "o");
+	t_mkdir("root/s");
+	t_mkdir("root/s/victim");
+	t_writes("root/s/victim/inner", "i");
+	t_writes("root/s/other", "o");
 	hook_swap_name = "victim";
 	assert_int_equal(rm("s", NULL, 0, &res), -1);
 	assert_int_equal(res.status, AGC_WALK_CHANGED);
 	assert_null(hook_swap_name);
-	assert_false(exists("root/s/other"));
-	assert_true(exists("root/s/victim"));
+	assert_false(t_exists("root/s/other"));
+	assert_true(t_exists("root/s/victim"));
 	assert_content("root/held/inner", "i");
 	assert_outside_intact();
 #else
@@ -606,14 +553,14 @@ static void test_remove_swapped_mid_run_dir(void **state)
 	agc_rm_result res;
 
 	(void)state;
-	mkd("root/s");
-	mkd("root/s/victim");
-	mkf("root/s/victim/inner", "i");
+	t_mkdir("root/s");
+	t_mkdir("root/s/victim");
+	t_writes("root/s/victim/inner", "i");
 	hook_swap_name = "victim";
 	hook_swap_to_dir = true;
 	assert_int_equal(rm("s", NULL, 0, &res), -1);
 	assert_int_equal(res.status, AGC_WALK_CHANGED);
-	assert_true(exists("root/s/victim/new.jsonl"));
+	assert_true(t_exists("root/s/victim/new.jsonl"));
 	assert_content("root/held/inner", "i");
 	assert_outside_intact();
 #else
@@ -630,13 +577,13 @@ static void test_remove_swapped_mid_run_top(void **state)
 	agc_rm_result res;
 
 	(void)state;
-	mkd("root/s");
-	mkf("root/s/inner", "i");
+	t_mkdir("root/s");
+	t_writes("root/s/inner", "i");
 	hook_swap_name = "s";
 	assert_int_equal(rm("s", NULL, 0, &res), -1);
 	assert_int_equal(res.status, AGC_WALK_CHANGED);
 	assert_int_equal(res.files + res.dirs, 0);
-	assert_true(exists("root/s"));
+	assert_true(t_exists("root/s"));
 	assert_content("root/held/inner", "i");
 	assert_outside_intact();
 #else
@@ -655,9 +602,9 @@ static void test_remove_rel_invalid(void **state)
 	size_t i;
 
 	(void)state;
-	mkd("root/a");
-	mkd("root/b");
-	mkf("root/a\x01" "b", "ctl");
+	t_mkdir("root/a");
+	t_mkdir("root/b");
+	t_writes("root/a\x01" "b", "ctl");
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		assert_int_equal(rm(bad[i], NULL, 0, &res), -1);
 		assert_int_equal(res.status, AGC_WALK_ERROR);
@@ -667,9 +614,9 @@ static void test_remove_rel_invalid(void **state)
 	}
 	/* Control bytes are not echoed into the message. */
 	assert_null(strchr(agc_error_last(), '\x01'));
-	assert_true(exists("root/a"));
-	assert_true(exists("root/b"));
-	assert_true(exists("root/a\x01" "b"));
+	assert_true(t_exists("root/a"));
+	assert_true(t_exists("root/b"));
+	assert_true(t_exists("root/a\x01" "b"));
 	assert_outside_intact();
 }
 
@@ -679,26 +626,26 @@ static void test_remove_dry_run(void **state)
 	agc_rm_result dry, res;
 
 	(void)state;
-	mkd("root/s");
-	mkf("root/s/a", "0123456789");
-	mkd("root/s/b");
-	mkf("root/s/b/c", "01234");
-	mkl(P("out"), "root/s/b/l");
-	mkf("root/s/state.json", "{}");
+	t_mkdir("root/s");
+	t_writes("root/s/a", "0123456789");
+	t_mkdir("root/s/b");
+	t_writes("root/s/b/c", "01234");
+	t_symlink(t_path("out"), "root/s/b/l");
+	t_writes("root/s/state.json", "{}");
 	assert_int_equal(rm("s", "state.json", AGC_RM_DRY_RUN, &dry), 0);
 	assert_int_equal(dry.status, AGC_WALK_OK);
 	assert_int_equal(dry.files, 4);
 	assert_int_equal(dry.dirs, 2);
 	assert_int_equal(dry.bytes, 17);
-	assert_true(exists("root/s/a"));
-	assert_true(exists("root/s/b/c"));
-	assert_true(exists("root/s/b/l"));
-	assert_true(exists("root/s/state.json"));
-	mkf("root/f", "xyz");
+	assert_true(t_exists("root/s/a"));
+	assert_true(t_exists("root/s/b/c"));
+	assert_true(t_exists("root/s/b/l"));
+	assert_true(t_exists("root/s/state.json"));
+	t_writes("root/f", "xyz");
 	assert_int_equal(rm("f", NULL, AGC_RM_DRY_RUN, &dry), 0);
 	assert_int_equal(dry.files, 1);
 	assert_int_equal(dry.bytes, 3);
-	assert_true(exists("root/f"));
+	assert_true(t_exists("root/f"));
 	/* The real run removes exactly what the dry run counted. */
 	assert_int_equal(rm("s", "state.json", 0, &res), 0);
 	assert_int_equal(res.files, 4);
@@ -729,21 +676,21 @@ static void test_remove_last_all_go(void **state)
 	agc_rm_result res;
 
 	(void)state;
-	mkd("root/s");
-	mkf("root/s/a", "a");
-	mkd("root/s/b");
-	mkf("root/s/b/c", "c");
-	mkf("root/s/state.json", "{}");
+	t_mkdir("root/s");
+	t_writes("root/s/a", "a");
+	t_mkdir("root/s/b");
+	t_writes("root/s/b/c", "c");
+	t_writes("root/s/state.json", "{}");
 	assert_int_equal(rm("s", "state.json", 0, &res), 0);
 	assert_int_equal(res.files, 3);
 	assert_int_equal(res.dirs, 2);
-	assert_false(exists("root/s"));
+	assert_false(t_exists("root/s"));
 	/* A last that is not a direct child name ("b/c") never matches: all goes as usual. */
-	mkd("root/t");
-	mkd("root/t/b");
-	mkf("root/t/b/c", "c");
+	t_mkdir("root/t");
+	t_mkdir("root/t/b");
+	t_writes("root/t/b/c", "c");
 	assert_int_equal(rm("t", "b/c", 0, &res), 0);
-	assert_false(exists("root/t"));
+	assert_false(t_exists("root/t"));
 	assert_outside_intact();
 }
 
@@ -756,18 +703,18 @@ static void test_remove_last_order(void **state)
 	size_t i, seen = 0, first = LOG_MAX;
 
 	(void)state;
-	mkd("root/s");
-	mkf("root/s/a.jsonl", "a");
-	mkf("root/s/zz.jsonl", "z");
-	mkd("root/s/sub");
-	mkf("root/s/sub/state.json", "{}");
-	mkf("root/s/sub/y", "y");
-	mkf("root/s/state.json", "{}");
-	mkf("root/s/m", "m");
+	t_mkdir("root/s");
+	t_writes("root/s/a.jsonl", "a");
+	t_writes("root/s/zz.jsonl", "z");
+	t_mkdir("root/s/sub");
+	t_writes("root/s/sub/state.json", "{}");
+	t_writes("root/s/sub/y", "y");
+	t_writes("root/s/state.json", "{}");
+	t_writes("root/s/m", "m");
 	hook_record = true;
 	assert_int_equal(rm("s", "state.json", 0, &res), 0);
 	hook_record = false;
-	assert_false(exists("root/s"));
+	assert_false(t_exists("root/s"));
 	assert_int_equal(hook_nlog, 8);
 	assert_string_equal(hook_log[hook_nlog - 1], "s");
 	assert_string_equal(hook_log[hook_nlog - 2], "state.json");
@@ -796,12 +743,12 @@ static void test_remove_last_kept_on_failure(void **state)
 	agc_rm_result res;
 
 	(void)state;
-	mkd("root/s");
-	mkf("root/s/a.jsonl", "a");
-	mkf("root/s/b.jsonl", "b");
-	mkd("root/s/c");
-	mkf("root/s/c/d.jsonl", "d");
-	mkf("root/s/state.json", "{}");
+	t_mkdir("root/s");
+	t_writes("root/s/a.jsonl", "a");
+	t_writes("root/s/b.jsonl", "b");
+	t_mkdir("root/s/c");
+	t_writes("root/s/c/d.jsonl", "d");
+	t_writes("root/s/state.json", "{}");
 	hook_fail_name = "b.jsonl";
 	hook_fail_errno = EACCES;
 	assert_int_equal(rm("s", "state.json", 0, &res), -1);
@@ -810,10 +757,10 @@ static void test_remove_last_kept_on_failure(void **state)
 	assert_int_equal(res.files, 2);
 	assert_int_equal(res.dirs, 1);
 	assert_string_equal(agc_error_last(), "cannot remove 's/b.jsonl': Permission denied");
-	assert_true(exists("root/s/b.jsonl"));
-	assert_true(exists("root/s/state.json"));
-	assert_false(exists("root/s/a.jsonl"));
-	assert_false(exists("root/s/c"));
+	assert_true(t_exists("root/s/b.jsonl"));
+	assert_true(t_exists("root/s/state.json"));
+	assert_false(t_exists("root/s/a.jsonl"));
+	assert_false(t_exists("root/s/c"));
 	assert_outside_intact();
 #else
 	(void)state;
@@ -830,22 +777,22 @@ static void test_remove_busy_subdir(void **state)
 	agc_rm_result res;
 
 	(void)state;
-	mkd("root/s");
-	mkd("root/s/c");
-	mkd("root/s/c/busy");
-	mkf("root/s/c/busy/f", "f");
-	mkf("root/s/z", "z");
-	mkf("root/s/state.json", "{}");
+	t_mkdir("root/s");
+	t_mkdir("root/s/c");
+	t_mkdir("root/s/c/busy");
+	t_writes("root/s/c/busy/f", "f");
+	t_writes("root/s/z", "z");
+	t_writes("root/s/state.json", "{}");
 	hook_fail_name = "busy";
 	hook_fail_errno = EBUSY;
 	assert_int_equal(rm("s", "state.json", 0, &res), -1);
 	assert_int_equal(res.status, AGC_WALK_ERROR);
 	assert_int_equal(res.err, EBUSY);
 	assert_non_null(strstr(agc_error_last(), "'s/c/busy'"));
-	assert_false(exists("root/s/c/busy/f"));
-	assert_true(exists("root/s/c/busy"));
-	assert_false(exists("root/s/z"));
-	assert_true(exists("root/s/state.json"));
+	assert_false(t_exists("root/s/c/busy/f"));
+	assert_true(t_exists("root/s/c/busy"));
+	assert_false(t_exists("root/s/z"));
+	assert_true(t_exists("root/s/state.json"));
 	assert_outside_intact();
 #else
 	(void)state;
@@ -865,19 +812,19 @@ static void test_remove_last_kept_on_mode(void **state)
 		print_message("skipped: running as root, which ignores directory modes\n");
 		skip();
 	}
-	mkd("root/s");
-	mkd("root/s/ro");
-	mkf("root/s/ro/f", "f");
-	mkf("root/s/a", "a");
-	mkf("root/s/state.json", "{}");
-	snprintf(restore_mode, sizeof(restore_mode), "%s", P("root/s/ro"));
-	assert_int_equal(chmod(P("root/s/ro"), 0500), 0);
+	t_mkdir("root/s");
+	t_mkdir("root/s/ro");
+	t_writes("root/s/ro/f", "f");
+	t_writes("root/s/a", "a");
+	t_writes("root/s/state.json", "{}");
+	snprintf(restore_mode, sizeof(restore_mode), "%s", t_path("root/s/ro"));
+	assert_int_equal(chmod(t_path("root/s/ro"), 0500), 0);
 	assert_int_equal(rm("s", "state.json", 0, &res), -1);
 	assert_int_equal(res.status, AGC_WALK_PERM);
 	assert_int_equal(res.err, EACCES);
-	assert_true(exists("root/s/ro/f"));
-	assert_true(exists("root/s/state.json"));
-	assert_false(exists("root/s/a"));
+	assert_true(t_exists("root/s/ro/f"));
+	assert_true(t_exists("root/s/state.json"));
+	assert_false(t_exists("root/s/a"));
 	assert_outside_intact();
 }
 
@@ -889,21 +836,21 @@ static void test_remove_last_kept_on_immutable(void **state)
 	agc_rm_result res;
 
 	(void)state;
-	mkd("root/s");
-	mkf("root/s/frozen", "f");
-	mkf("root/s/a", "a");
-	mkf("root/s/state.json", "{}");
-	if (set_immutable(P("root/s/frozen"), true) < 0) {
+	t_mkdir("root/s");
+	t_writes("root/s/frozen", "f");
+	t_writes("root/s/a", "a");
+	t_writes("root/s/state.json", "{}");
+	if (set_immutable(t_path("root/s/frozen"), true) < 0) {
 		print_message("skipped: cannot set the immutable flag here (%s)\n", strerror(errno));
 		skip();
 	}
-	snprintf(restore_immutable, sizeof(restore_immutable), "%s", P("root/s/frozen"));
+	snprintf(restore_immutable, sizeof(restore_immutable), "%s", t_path("root/s/frozen"));
 	assert_int_equal(rm("s", "state.json", 0, &res), -1);
 	assert_int_equal(res.status, AGC_WALK_PERM);
 	assert_int_equal(res.err, EPERM);
-	assert_true(exists("root/s/frozen"));
-	assert_true(exists("root/s/state.json"));
-	assert_false(exists("root/s/a"));
+	assert_true(t_exists("root/s/frozen"));
+	assert_true(t_exists("root/s/state.json"));
+	assert_false(t_exists("root/s/a"));
 	assert_outside_intact();
 #else
 	(void)state;
@@ -921,19 +868,19 @@ static void test_remove_deep_600(void **state)
 	int before = count_fds();
 
 	(void)state;
-	mkd("root/s");
+	t_mkdir("root/s");
 	mkchain("root/s", 600);
-	mkf("root/s/state.json", "{}");
-	mkf("root/s/other", "o");
+	t_writes("root/s/state.json", "{}");
+	t_writes("root/s/other", "o");
 	assert_int_equal(rm("s", "state.json", 0, &res), -1);
 	assert_int_equal(res.status, AGC_WALK_DEEP);
 	assert_int_equal(res.err, 0);
 	assert_non_null(strstr(agc_error_last(), ": directory tree deeper than 512 levels"));
 	assert_null(strstr(agc_error_last(), "symbolic link"));
 	assert_non_null(strstr(agc_error_last(), "cannot remove 's/d/d/d/"));
-	assert_true(exists("root/s/d"));
-	assert_true(exists("root/s/state.json"));
-	assert_false(exists("root/s/other"));
+	assert_true(t_exists("root/s/d"));
+	assert_true(t_exists("root/s/state.json"));
+	assert_false(t_exists("root/s/other"));
 	assert_int_equal(count_fds(), before);
 	/* A dry run stops at the same place. */
 	assert_int_equal(rm("s", NULL, AGC_RM_DRY_RUN, &res), -1);
@@ -949,12 +896,12 @@ static void test_remove_deep_100(void **state)
 	int before = count_fds();
 
 	(void)state;
-	mkd("root/s");
+	t_mkdir("root/s");
 	mkchain("root/s", 100);
 	assert_int_equal(rm("s", NULL, 0, &res), 0);
 	assert_int_equal(res.files, 1);
 	assert_int_equal(res.dirs, 101);
-	assert_false(exists("root/s"));
+	assert_false(t_exists("root/s"));
 	assert_int_equal(count_fds(), before);
 	assert_outside_intact();
 }
@@ -1001,15 +948,15 @@ static int xdev_child(void)
 	}
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
 		return 77;
-	if (mount("tmpfs", P("root/s/mnt"), "tmpfs", 0, "size=1m") < 0)
+	if (mount("tmpfs", t_path("root/s/mnt"), "tmpfs", 0, "size=1m") < 0)
 		return 77;
-	fd = open(P("root/s/mnt/onmnt"), O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	fd = open(t_path("root/s/mnt/onmnt"), O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return 1;
 	close(fd);
 	/* An fd opened before unshare still walks the old mount tree: open the root again. */
 	close(rootfd);
-	rootfd = agc_walk_open_root(P("root"));
+	rootfd = agc_walk_open_root(t_path("root"));
 	if (rootfd < 0)
 		return 1;
 	if (agc_remove_beneath(rootfd, "s", 0, 0, "state.json", 0, &res) != -1)
@@ -1018,26 +965,26 @@ static int xdev_child(void)
 		fprintf(stderr, "status %d: %s\n", (int)res.status, agc_error_last());
 		return 3;
 	}
-	if (!exists("root/s/mnt/onmnt"))
+	if (!t_exists("root/s/mnt/onmnt"))
 		return 4;
-	if (exists("root/s/f") || !exists("root/s/state.json"))
+	if (t_exists("root/s/f") || !t_exists("root/s/state.json"))
 		return 5;
 	if (!strstr(agc_error_last(), "'s/mnt': a mount point, not entered"))
 		return 6;
 	/* An artifact that is itself a mount point is not emptied. */
-	if (mount("tmpfs", P("root/t"), "tmpfs", 0, "size=1m") < 0)
+	if (mount("tmpfs", t_path("root/t"), "tmpfs", 0, "size=1m") < 0)
 		return 7;
-	fd = open(P("root/t/onmnt"), O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	fd = open(t_path("root/t/onmnt"), O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return 8;
 	close(fd);
 	if (agc_remove_beneath(rootfd, "t", 0, 0, NULL, 0, &res) != -1 || res.status != AGC_WALK_MOUNT)
 		return 9;
-	if (!exists("root/t/onmnt"))
+	if (!t_exists("root/t/onmnt"))
 		return 10;
 	/* A bind mount of a dir outside, same file system (same st_dev): not entered, not
 	 * measured, not visited; a dry run says so too. */
-	if (mount(P("out"), P("root/b/in/bound"), NULL, MS_BIND, NULL) < 0)
+	if (mount(t_path("out"), t_path("root/b/in/bound"), NULL, MS_BIND, NULL) < 0)
 		return 77;
 	if (agc_scan_measure(rootfd, "b", 0, NULL, NULL, &bytes, NULL, &mt) != 0 || bytes != 4)
 		return 11;
@@ -1051,20 +998,20 @@ static int xdev_child(void)
 		return 14;
 	if (!strstr(agc_error_last(), "'b/in/bound': a mount point, not entered"))
 		return 15;
-	if (!exists("out/sentinel") || !exists("out/sub/y") || exists("root/b/in/f"))
+	if (!t_exists("out/sentinel") || !t_exists("out/sub/y") || t_exists("root/b/in/f"))
 		return 16;
 	/* An artifact dir that is itself a bind mount: not emptied, measures 0. */
-	if (mount(P("out/sub"), P("root/c"), NULL, MS_BIND, NULL) < 0)
+	if (mount(t_path("out/sub"), t_path("root/c"), NULL, MS_BIND, NULL) < 0)
 		return 77;
 	if (agc_scan_measure(rootfd, "c", 0, NULL, NULL, &bytes, NULL, &mt) != 0 || bytes != 0)
 		return 17;
 	if (agc_remove_beneath(rootfd, "c", 0, 0, NULL, 0, &res) != -1 || res.status != AGC_WALK_MOUNT)
 		return 18;
-	if (!exists("out/sub/y"))
+	if (!t_exists("out/sub/y"))
 		return 19;
 	/* A file bind-mounted over an artifact file, and over a file inside a dir artifact. */
-	if (mount(P("out/x"), P("root/file"), NULL, MS_BIND, NULL) < 0 ||
-	    mount(P("out/x"), P("root/d/file"), NULL, MS_BIND, NULL) < 0)
+	if (mount(t_path("out/x"), t_path("root/file"), NULL, MS_BIND, NULL) < 0 ||
+	    mount(t_path("out/x"), t_path("root/d/file"), NULL, MS_BIND, NULL) < 0)
 		return 77;
 	if (agc_remove_beneath(rootfd, "file", 0, 0, NULL, 0, &res) != -1 ||
 	    res.status != AGC_WALK_MOUNT)
@@ -1073,7 +1020,7 @@ static int xdev_child(void)
 		return 21;
 	if (agc_remove_beneath(rootfd, "d", 0, 0, NULL, 0, &res) != -1 || res.status != AGC_WALK_MOUNT)
 		return 22;
-	if (!exists("out/x") || exists("root/d/g"))
+	if (!t_exists("out/x") || t_exists("root/d/g"))
 		return 23;
 	return 0;
 }
@@ -1090,20 +1037,20 @@ static void test_remove_xdev(void **state)
 	pid_t pid;
 
 	(void)state;
-	mkd("root/s");
-	mkd("root/s/mnt");
-	mkd("root/t");
-	mkf("root/s/f", "f");
-	mkf("root/s/state.json", "{}");
-	mkd("root/b");
-	mkd("root/b/in");
-	mkd("root/b/in/bound");
-	mkf("root/b/in/f", "four");
-	mkd("root/c");
-	mkf("root/file", "");
-	mkd("root/d");
-	mkf("root/d/file", "");
-	mkf("root/d/g", "g");
+	t_mkdir("root/s");
+	t_mkdir("root/s/mnt");
+	t_mkdir("root/t");
+	t_writes("root/s/f", "f");
+	t_writes("root/s/state.json", "{}");
+	t_mkdir("root/b");
+	t_mkdir("root/b/in");
+	t_mkdir("root/b/in/bound");
+	t_writes("root/b/in/f", "four");
+	t_mkdir("root/c");
+	t_writes("root/file", "");
+	t_mkdir("root/d");
+	t_writes("root/d/file", "");
+	t_writes("root/d/g", "g");
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0)
@@ -1115,9 +1062,9 @@ static void test_remove_xdev(void **state)
 		skip();
 	}
 	assert_int_equal(WEXITSTATUS(status), 0);
-	assert_false(exists("root/s/f"));
-	assert_true(exists("root/s/mnt"));
-	assert_true(exists("root/t"));
+	assert_false(t_exists("root/s/f"));
+	assert_true(t_exists("root/s/mnt"));
+	assert_true(t_exists("root/t"));
 	assert_outside_intact();
 #else
 	(void)state;
@@ -1134,21 +1081,21 @@ static void test_remove_measure(void **state)
 	int64_t mtime = 0;
 
 	(void)state;
-	mkd("root/s");
-	mkf("root/s/f1", "0123456789");
-	mkd("root/s/sub");
-	mkf("root/s/sub/f2", "01234567890123456789");
-	mkl(P("out/x"), "root/s/tofile");
-	mkl(P("out"), "root/s/todir");
+	t_mkdir("root/s");
+	t_writes("root/s/f1", "0123456789");
+	t_mkdir("root/s/sub");
+	t_writes("root/s/sub/f2", "01234567890123456789");
+	t_symlink(t_path("out/x"), "root/s/tofile");
+	t_symlink(t_path("out"), "root/s/todir");
 	ts[0].tv_sec = ts[1].tv_sec = 4000000000LL;
 	ts[0].tv_nsec = ts[1].tv_nsec = 123000000;
 	/* The newest mtime is a directory's: directories count too. */
-	assert_int_equal(utimensat(AT_FDCWD, P("root/s/sub"), ts, 0), 0);
+	assert_int_equal(utimensat(AT_FDCWD, t_path("root/s/sub"), ts, 0), 0);
 	assert_int_equal(agc_scan_measure(rootfd, "s", 0, NULL, NULL, &bytes, NULL, &mtime), 0);
 	assert_int_equal(bytes, 30);
 	assert_int_equal(mtime, 4000000000123LL);
-	assert_true(exists("root/s/f1"));
-	assert_true(exists("root/s/tofile"));
+	assert_true(t_exists("root/s/f1"));
+	assert_true(t_exists("root/s/tofile"));
 	/* A file leaf, a link leaf (not followed). */
 	assert_int_equal(agc_scan_measure(rootfd, "s/f1", 0, NULL, NULL, &bytes, NULL, &mtime), 0);
 	assert_int_equal(bytes, 10);
@@ -1166,10 +1113,10 @@ static void test_remove_measure_max_entries(void **state)
 	int i;
 
 	(void)state;
-	mkd("root/s");
+	t_mkdir("root/s");
 	for (i = 0; i < 50; i++) {
 		snprintf(name, sizeof(name), "root/s/f%02d", i);
-		mkf(name, "x");
+		t_writes(name, "x");
 	}
 	assert_int_equal(agc_scan_measure(rootfd, "s", 10, NULL, NULL, &bytes, NULL, &mtime), 0);
 	assert_true(bytes >= 1 && bytes <= 10);
@@ -1185,7 +1132,7 @@ static void test_remove_measure_refused(void **state)
 	int64_t mtime = 7;
 
 	(void)state;
-	mkl(P("out"), "root/a");
+	t_symlink(t_path("out"), "root/a");
 	assert_int_equal(agc_scan_measure(rootfd, "nope", 0, NULL, NULL, &bytes, NULL, &mtime), AGC_ENOTFOUND);
 	assert_int_equal(agc_scan_measure(rootfd, "a/sub", 0, NULL, NULL, &bytes, NULL, &mtime), -1);
 	assert_int_equal(agc_scan_measure(rootfd, "../out", 0, NULL, NULL, &bytes, NULL, &mtime), -1);

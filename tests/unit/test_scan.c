@@ -1,13 +1,12 @@
 /* Unit tests of scan.c, the read-only scanner (SPEC R2, R3, R8): sizes and visits of a tree,
  * links never followed, a FIFO or a device never opened, a mount point never entered, a dir
  * replaced between the look and the open not entered, the bounds on entries and depth.
- * Everything happens in a fresh mkdtemp directory: base/root is the root, base/out lies
- * outside. On Linux this file defines openat, which the scanner linked into this program calls
+ * Everything happens in a fresh directory under $TMPDIR (agc_test.h): t_dir/root is the root,
+ * t_dir/out lies outside. On Linux this file defines openat, which the scanner linked into this program calls
  * instead of libc's: it passes through to the system call, and lets a test swap a directory
  * for another at the moment it is opened, and see every name opened. */
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -32,22 +31,12 @@
 
 #include <cmocka.h>
 
+#include "agc_test.h"
+
 #include "agentgc/agentgc.h"
 #include "scan.h"
 
-static char base[PATH_MAX];
 static int rootfd = -1;
-
-static const char *P(const char *rel)
-{
-	static char bufs[8][PATH_MAX];
-	static unsigned n;
-	char *b = bufs[n++ % 8];
-
-	if (snprintf(b, PATH_MAX, "%s/%s", base, rel) >= PATH_MAX)
-		abort();
-	return b;
-}
 
 /* ---- hooks --------------------------------------------------------------------------- */
 
@@ -75,7 +64,7 @@ int openat(int dirfd, const char *path, int flags, ...)
 		hook_swap_name = NULL;
 		/* the dir looked at moves away, another takes its name */
 		snprintf(gone, sizeof(gone), "%s.gone", path);
-		if (renameat(dirfd, path, dirfd, gone) < 0 || rename(P("out/big"), P("root/t/swap")) < 0)
+		if (renameat(dirfd, path, dirfd, gone) < 0 || rename(t_path("out/big"), t_path("root/t/swap")) < 0)
 			abort();
 	}
 	return (int)syscall(SYS_openat, dirfd, path, flags, mode);
@@ -93,14 +82,9 @@ static void hooks_reset(void)
 
 /* ---- helpers ------------------------------------------------------------------------- */
 
-static void mkd(const char *rel)
-{
-	assert_int_equal(mkdir(P(rel), 0700), 0);
-}
-
 static void mkf(const char *rel, size_t size)
 {
-	int fd = open(P(rel), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	int fd = open(t_path(rel), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	char buf[4096];
 
 	assert_true(fd >= 0);
@@ -114,26 +98,15 @@ static void mkf(const char *rel, size_t size)
 	close(fd);
 }
 
-static int rm_cb(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)ftw;
-	return flag == FTW_DP ? rmdir(path) : unlink(path);
-}
-
 static int setup(void **state)
 {
-	const char *tmp = getenv("TMPDIR");
-	char raw[PATH_MAX];
-
 	(void)state;
 	hooks_reset();
-	snprintf(raw, sizeof(raw), "%s/agc-test-scan-XXXXXX", tmp && *tmp == '/' ? tmp : "/tmp");
-	if (!mkdtemp(raw) || !realpath(raw, base))
+	if (t_setup_dir("scan") < 0)
 		return -1;
-	if (mkdir(P("root"), 0700) < 0 || mkdir(P("out"), 0700) < 0)
+	if (mkdir(t_path("root"), 0700) < 0 || mkdir(t_path("out"), 0700) < 0)
 		return -1;
-	rootfd = agc_walk_open_root(P("root"));
+	rootfd = agc_walk_open_root(t_path("root"));
 	return rootfd < 0 ? -1 : 0;
 }
 
@@ -144,8 +117,7 @@ static int teardown(void **state)
 	if (rootfd >= 0)
 		close(rootfd);
 	rootfd = -1;
-	nftw(base, rm_cb, 32, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
-	return 0;
+	return t_teardown_dir();
 }
 
 typedef struct seen {
@@ -189,20 +161,20 @@ static void test_scan_tree(void **state)
 	seen s;
 
 	(void)state;
-	mkd("root/t");
-	mkd("root/t/d");
+	t_mkdir("root/t");
+	t_mkdir("root/t/d");
 	mkf("root/t/a", 100);
 	mkf("root/t/d/b", 5000);
-	assert_int_equal(utimensat(AT_FDCWD, P("root/t/d/b"), ts, 0), 0);
+	assert_int_equal(utimensat(AT_FDCWD, t_path("root/t/d/b"), ts, 0), 0);
 	assert_int_equal(measure("t", 0, &s, &bytes, &disk), 0);
 	assert_int_equal(bytes, 5100);
 	assert_int_equal(s.files, 2);
 	assert_int_equal(s.dirs, 1);
 	assert_int_equal(s.bytes, 5100);
-	assert_int_equal(lstat(P("root/t"), &t), 0);
-	assert_int_equal(lstat(P("root/t/a"), &a), 0);
-	assert_int_equal(lstat(P("root/t/d"), &d), 0);
-	assert_int_equal(lstat(P("root/t/d/b"), &b), 0);
+	assert_int_equal(lstat(t_path("root/t"), &t), 0);
+	assert_int_equal(lstat(t_path("root/t/a"), &a), 0);
+	assert_int_equal(lstat(t_path("root/t/d"), &d), 0);
+	assert_int_equal(lstat(t_path("root/t/d/b"), &b), 0);
 	assert_int_equal(disk, (uint64_t)(t.st_blocks + a.st_blocks + d.st_blocks + b.st_blocks) * 512);
 	assert_int_equal(agc_scan_measure(rootfd, "t", 0, NULL, NULL, NULL, NULL, &mt), 0);
 	assert_int_equal(mt, (int64_t)2000000000 * 1000 + 5);
@@ -221,20 +193,20 @@ static void test_scan_links(void **state)
 
 	(void)state;
 	mkf("out/big", 1 << 20);
-	mkd("out/dir");
+	t_mkdir("out/dir");
 	mkf("out/dir/f", 1 << 16);
-	mkd("root/t");
+	t_mkdir("root/t");
 	mkf("root/t/f", 10);
-	assert_int_equal(symlink(P("out/big"), P("root/t/tofile")), 0);
-	assert_int_equal(symlink(P("out/dir"), P("root/t/todir")), 0);
-	assert_int_equal(symlink("/", P("root/t/toslash")), 0);
-	assert_int_equal(symlink("loop", P("root/t/loop")), 0);
+	assert_int_equal(symlink(t_path("out/big"), t_path("root/t/tofile")), 0);
+	assert_int_equal(symlink(t_path("out/dir"), t_path("root/t/todir")), 0);
+	assert_int_equal(symlink("/", t_path("root/t/toslash")), 0);
+	assert_int_equal(symlink("loop", t_path("root/t/loop")), 0);
 	assert_int_equal(measure("t", 0, &s, &bytes, &disk), 0);
 	assert_int_equal(bytes, 10);
 	assert_int_equal(s.files, 1);
 	assert_int_equal(s.dirs, 0);
 	assert_int_equal(s.other, 4);
-	assert_int_equal(symlink(P("out"), P("root/via")), 0);
+	assert_int_equal(symlink(t_path("out"), t_path("root/via")), 0);
 	assert_int_equal(measure("via/dir", 0, &s, &bytes, &disk), -1);
 	assert_int_equal(s.files, 0);
 	assert_int_equal(measure("t/todir", 0, &s, &bytes, &disk), 0);
@@ -250,10 +222,10 @@ static void test_scan_fifo_device(void **state)
 	seen s;
 
 	(void)state;
-	mkd("root/t");
+	t_mkdir("root/t");
 	mkf("root/t/f", 3);
-	assert_int_equal(mkfifo(P("root/t/fifo"), 0600), 0);
-	if (mknod(P("root/t/null"), S_IFCHR | 0600, makedev(1, 3)) < 0)
+	assert_int_equal(mkfifo(t_path("root/t/fifo"), 0600), 0);
+	if (mknod(t_path("root/t/null"), S_IFCHR | 0600, makedev(1, 3)) < 0)
 		mkf("root/t/null", 0); /* not root: a plain file in its place */
 #ifdef HAVE_HOOKS
 	hook_watch = "fifo";
@@ -277,10 +249,10 @@ static void test_scan_swapped_dir(void **state)
 	seen s;
 
 	(void)state;
-	mkd("root/t");
-	mkd("root/t/swap");
+	t_mkdir("root/t");
+	t_mkdir("root/t/swap");
 	mkf("root/t/swap/small", 1);
-	mkd("out/big");
+	t_mkdir("out/big");
 	mkf("out/big/f", 1 << 20);
 	hook_swap_name = "swap";
 	assert_int_equal(measure("t", 0, &s, &bytes, &disk), 0);
@@ -302,7 +274,7 @@ static void test_scan_bounds(void **state)
 	int i, fd, next;
 
 	(void)state;
-	mkd("root/t");
+	t_mkdir("root/t");
 	for (i = 0; i < 50; i++) {
 		char rel[64];
 
@@ -314,8 +286,8 @@ static void test_scan_bounds(void **state)
 	assert_int_equal(measure("t", 0, &s, &bytes, &disk), 0);
 	assert_int_equal(bytes, 50);
 	/* a chain of 600 dirs with a file at the bottom */
-	mkd("root/deep");
-	fd = open(P("root/deep"), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	t_mkdir("root/deep");
+	fd = open(t_path("root/deep"), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	assert_true(fd >= 0);
 	for (i = 0; i < 600; i++) {
 		assert_int_equal(mkdirat(fd, "d", 0700), 0);
@@ -332,7 +304,6 @@ static void test_scan_bounds(void **state)
 	assert_int_equal(measure("deep", 0, &s, &bytes, &disk), 0);
 	assert_int_equal(bytes, 0);
 	assert_int_equal(s.dirs, AGC_SCAN_MAX_DEPTH);
-	nftw(P("root/deep"), rm_cb, 700, FTW_DEPTH | FTW_PHYS);
 }
 
 #ifdef HAVE_HOOKS
@@ -346,16 +317,16 @@ static int mount_child(void)
 		return 77;
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
 		return 77;
-	if (mount("tmpfs", P("root/t/mnt"), "tmpfs", 0, "size=4m") < 0)
+	if (mount("tmpfs", t_path("root/t/mnt"), "tmpfs", 0, "size=4m") < 0)
 		return 77;
-	fd = open(P("root/t/mnt/onmnt"), O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	fd = open(t_path("root/t/mnt/onmnt"), O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
 	if (fd < 0 || ftruncate(fd, 1 << 20) < 0)
 		return 1;
 	close(fd);
-	if (mount(P("out"), P("root/t/bound"), NULL, MS_BIND, NULL) < 0)
+	if (mount(t_path("out"), t_path("root/t/bound"), NULL, MS_BIND, NULL) < 0)
 		return 77;
 	close(rootfd);
-	rootfd = agc_walk_open_root(P("root"));
+	rootfd = agc_walk_open_root(t_path("root"));
 	/* neither the tmpfs nor the bind mount of a dir of the same file system is entered,
 	 * measured or visited */
 	if (measure("t", 0, &s, &bytes, &disk) != 0)
@@ -370,7 +341,7 @@ static int mount_child(void)
 	/* the same with the caller's lstat: told on the opened fd */
 	{
 		struct stat st;
-		int pfd = open(P("root/t"), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		int pfd = open(t_path("root/t"), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
 		if (pfd < 0 || fstatat(pfd, "bound", &st, AT_SYMLINK_NOFOLLOW) < 0)
 			return 6;
@@ -393,9 +364,9 @@ static void test_scan_mounts(void **state)
 	pid_t pid;
 
 	(void)state;
-	mkd("root/t");
-	mkd("root/t/mnt");
-	mkd("root/t/bound");
+	t_mkdir("root/t");
+	t_mkdir("root/t/mnt");
+	t_mkdir("root/t/bound");
 	mkf("root/t/f", 7);
 	mkf("out/outside", 1 << 16);
 	pid = fork();
@@ -423,8 +394,8 @@ static void test_scan_fd_mount(void **state)
 	int fd;
 
 	(void)state;
-	mkd("root/t");
-	fd = open(P("root/t"), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	t_mkdir("root/t");
+	fd = open(t_path("root/t"), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	assert_true(fd >= 0);
 	assert_int_equal(fstat(fd, &st), 0);
 	assert_int_equal(agc_scan_fd_mount(fd, rootfd, &id), AGC_MNT_NO);

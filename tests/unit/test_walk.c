@@ -1,6 +1,6 @@
 /* Unit tests of walk.c: reaching a path beneath a root one component at a time (SPEC R2).
- * Everything happens inside a fresh mkdtemp directory: base/root is the root, base/out lies
- * outside it and must survive every test. */
+ * Everything happens inside a fresh directory under $TMPDIR (agc_test.h): t_dir/root is the
+ * root, t_dir/out lies outside it and must survive every test. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -11,57 +11,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <ftw.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
+#include "agc_test.h"
+
 #include "agentgc/agentgc.h"
 #include "walk.h"
 
-static char base[PATH_MAX];
 static int rootfd = -1;
 static char restore_mode[4][PATH_MAX]; /* dirs a test made unreadable, made 0700 again */
-
-/* base/rel, in one of a few rotating buffers. */
-static const char *P(const char *rel)
-{
-	static char bufs[8][PATH_MAX];
-	static unsigned n;
-	char *b = bufs[n++ % 8];
-
-	/* Test paths are short; a truncated one would name something else. */
-	if (snprintf(b, PATH_MAX, "%s/%s", base, rel) >= PATH_MAX)
-		abort();
-	return b;
-}
-
-static void mkd(const char *rel)
-{
-	assert_int_equal(mkdir(P(rel), 0700), 0);
-}
-
-static void mkf(const char *rel, const char *content)
-{
-	int fd = open(P(rel), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, content, strlen(content)), (ssize_t)strlen(content));
-	close(fd);
-}
-
-static void mkl(const char *target, const char *rel)
-{
-	assert_int_equal(symlink(target, P(rel)), 0);
-}
-
-static bool exists(const char *rel)
-{
-	struct stat st;
-
-	return lstat(P(rel), &st) == 0;
-}
 
 static int count_fds(void)
 {
@@ -77,38 +38,25 @@ static bool same_dir(int fd, const char *rel)
 {
 	struct stat a, b;
 
-	if (fstat(fd, &a) < 0 || lstat(P(rel), &b) < 0)
+	if (fstat(fd, &a) < 0 || lstat(t_path(rel), &b) < 0)
 		return false;
 	return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
-static int rm_cb(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	remove(path);
-	return 0;
-}
-
 static int setup(void **state)
 {
-	const char *tmp = getenv("TMPDIR");
-	char raw[PATH_MAX];
-
 	(void)state;
 	memset(restore_mode, 0, sizeof(restore_mode));
-	snprintf(raw, sizeof(raw), "%s/agc-test-walk-XXXXXX", tmp && *tmp == '/' ? tmp : "/tmp");
-	if (!mkdtemp(raw) || !realpath(raw, base))
+	if (t_setup_dir("walk") < 0)
 		return -1;
-	if (mkdir(P("root"), 0700) < 0 || mkdir(P("out"), 0700) < 0)
+	if (mkdir(t_path("root"), 0700) < 0 || mkdir(t_path("out"), 0700) < 0)
 		return -1;
-	rootfd = agc_walk_open_root(P("root"));
+	rootfd = agc_walk_open_root(t_path("root"));
 	if (rootfd < 0)
 		return -1;
 	/* What lies outside the root; every test checks it survives. */
-	mkf("out/sentinel", "keep");
-	mkf("out/x", "outside");
+	t_writes("out/sentinel", "keep");
+	t_writes("out/x", "outside");
 	return 0;
 }
 
@@ -123,15 +71,14 @@ static int teardown(void **state)
 	if (rootfd >= 0)
 		close(rootfd);
 	rootfd = -1;
-	nftw(base, rm_cb, 32, FTW_DEPTH | FTW_PHYS);
-	return 0;
+	return t_teardown_dir();
 }
 
 static void assert_outside_intact(void)
 {
-	assert_true(exists("out"));
-	assert_true(exists("out/sentinel"));
-	assert_true(exists("out/x"));
+	assert_true(t_exists("out"));
+	assert_true(t_exists("out/sentinel"));
+	assert_true(t_exists("out/x"));
 }
 
 /* R2: what a clean relative path is; anything else never reaches the file system. */
@@ -158,9 +105,9 @@ static void test_walk_parent_ok(void **state)
 	int fd = -1, err = -1, before = count_fds();
 
 	(void)state;
-	mkd("root/a");
-	mkd("root/a/b");
-	mkf("root/a/b/c.jsonl", "x");
+	t_mkdir("root/a");
+	t_mkdir("root/a/b");
+	t_writes("root/a/b/c.jsonl", "x");
 	assert_int_equal(agc_walk_parent(rootfd, rel, &fd, &leaf, &err), AGC_WALK_OK);
 	assert_int_equal(err, 0);
 	assert_true(same_dir(fd, "root/a/b"));
@@ -191,7 +138,7 @@ static void test_walk_parent_symlink_dir(void **state)
 	int fd = -1, err = 0, before = count_fds();
 
 	(void)state;
-	mkl(P("out"), "root/a");
+	t_symlink(t_path("out"), "root/a");
 	assert_int_equal(agc_walk_parent(rootfd, "a/x", &fd, &leaf, &err), AGC_WALK_SYMLINK);
 	assert_int_equal(fd, -1);
 	assert_int_not_equal(err, 0);
@@ -207,9 +154,9 @@ static void test_walk_parent_symlink_deep(void **state)
 	int fd = -1, err = 0, before = count_fds();
 
 	(void)state;
-	mkd("root/a");
-	mkd("root/a/b");
-	mkl("../../../out", "root/a/b/c");
+	t_mkdir("root/a");
+	t_mkdir("root/a/b");
+	t_symlink("../../../out", "root/a/b/c");
 	assert_int_equal(agc_walk_parent(rootfd, "a/b/c/x", &fd, &leaf, &err), AGC_WALK_SYMLINK);
 	assert_int_equal(fd, -1);
 	assert_int_equal(count_fds(), before);
@@ -223,7 +170,7 @@ static void test_walk_parent_symlink_file(void **state)
 	int fd = -1, err = 0;
 
 	(void)state;
-	mkl(P("out/x"), "root/a");
+	t_symlink(t_path("out/x"), "root/a");
 	assert_int_equal(agc_walk_parent(rootfd, "a/y", &fd, &leaf, &err), AGC_WALK_SYMLINK);
 	assert_int_equal(fd, -1);
 	assert_outside_intact();
@@ -236,10 +183,10 @@ static void test_walk_parent_symlink_dangling(void **state)
 	int fd = -1, err = 0;
 
 	(void)state;
-	mkl(P("out/nothing"), "root/a");
+	t_symlink(t_path("out/nothing"), "root/a");
 	assert_int_equal(agc_walk_parent(rootfd, "a/y", &fd, &leaf, &err), AGC_WALK_SYMLINK);
 	assert_int_equal(fd, -1);
-	assert_false(exists("out/nothing"));
+	assert_false(t_exists("out/nothing"));
 }
 
 /* R2: a regular file on the way is reported as not a directory. */
@@ -249,8 +196,8 @@ static void test_walk_parent_notdir(void **state)
 	int fd = -1, err = 0, before = count_fds();
 
 	(void)state;
-	mkd("root/a");
-	mkf("root/a/f", "x");
+	t_mkdir("root/a");
+	t_writes("root/a/f", "x");
 	assert_int_equal(agc_walk_parent(rootfd, "a/f/x", &fd, &leaf, &err), AGC_WALK_NOTDIR);
 	assert_int_equal(err, ENOTDIR);
 	assert_int_equal(fd, -1);
@@ -264,7 +211,7 @@ static void test_walk_parent_enoent(void **state)
 	int fd = -1, err = 0, before = count_fds();
 
 	(void)state;
-	mkd("root/a");
+	t_mkdir("root/a");
 	assert_int_equal(agc_walk_parent(rootfd, "nope/x", &fd, &leaf, &err), AGC_WALK_ENOENT);
 	assert_int_equal(err, ENOENT);
 	assert_int_equal(agc_walk_parent(rootfd, "a/nope/x", &fd, &leaf, &err), AGC_WALK_ENOENT);
@@ -283,10 +230,10 @@ static void test_walk_parent_perm(void **state)
 		print_message("skipped: running as root, which ignores directory modes\n");
 		skip();
 	}
-	mkd("root/locked");
-	mkd("root/locked/sub");
-	snprintf(restore_mode[0], PATH_MAX, "%s", P("root/locked"));
-	assert_int_equal(chmod(P("root/locked"), 0), 0);
+	t_mkdir("root/locked");
+	t_mkdir("root/locked/sub");
+	snprintf(restore_mode[0], PATH_MAX, "%s", t_path("root/locked"));
+	assert_int_equal(chmod(t_path("root/locked"), 0), 0);
 	assert_int_equal(agc_walk_parent(rootfd, "locked/sub/x", &fd, &leaf, &err), AGC_WALK_PERM);
 	assert_int_equal(err, EACCES);
 	assert_int_equal(fd, -1);
@@ -302,8 +249,8 @@ static void test_walk_parent_invalid(void **state)
 	int fd, err, before = count_fds();
 
 	(void)state;
-	mkd("root/a");
-	mkd("root/b");
+	t_mkdir("root/a");
+	t_mkdir("root/b");
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		fd = -1;
 		err = 0;
@@ -343,8 +290,8 @@ static void test_walk_open_dir_ok(void **state)
 	int fd = -1, err = -1, before = count_fds();
 
 	(void)state;
-	mkd("root/a");
-	mkd("root/a/b");
+	t_mkdir("root/a");
+	t_mkdir("root/a/b");
 	assert_int_equal(agc_walk_open_dir(rootfd, "a/b", &fd, &err), AGC_WALK_OK);
 	assert_int_equal(err, 0);
 	assert_true(same_dir(fd, "root/a/b"));
@@ -376,10 +323,10 @@ static void test_walk_open_dir_leaf_symlink(void **state)
 	int fd = -1, err = 0;
 
 	(void)state;
-	mkd("root/a");
-	mkl(P("out"), "root/a/todir");
-	mkl(P("out/x"), "root/a/tofile");
-	mkl("nowhere", "root/a/dangling");
+	t_mkdir("root/a");
+	t_symlink(t_path("out"), "root/a/todir");
+	t_symlink(t_path("out/x"), "root/a/tofile");
+	t_symlink("nowhere", "root/a/dangling");
 	assert_int_equal(agc_walk_open_dir(rootfd, "a/todir", &fd, &err), AGC_WALK_SYMLINK);
 	assert_int_equal(agc_walk_open_dir(rootfd, "a/tofile", &fd, &err), AGC_WALK_SYMLINK);
 	assert_int_equal(agc_walk_open_dir(rootfd, "a/dangling", &fd, &err), AGC_WALK_SYMLINK);
@@ -393,7 +340,7 @@ static void test_walk_open_dir_leaf_file(void **state)
 	int fd = -1, err = 0;
 
 	(void)state;
-	mkf("root/f", "x");
+	t_writes("root/f", "x");
 	assert_int_equal(agc_walk_open_dir(rootfd, "f", &fd, &err), AGC_WALK_NOTDIR);
 	assert_int_equal(err, ENOTDIR);
 	assert_int_equal(fd, -1);
@@ -406,14 +353,14 @@ static void test_walk_open_root(void **state)
 	int fd;
 
 	(void)state;
-	mkl(P("root"), "rootlink");
-	fd = agc_walk_open_root(P("rootlink"));
+	t_symlink(t_path("root"), "rootlink");
+	fd = agc_walk_open_root(t_path("rootlink"));
 	assert_true(fd >= 0);
 	assert_true(same_dir(fd, "root"));
 	close(fd);
 	assert_int_equal(agc_walk_open_root("relative/root"), -1);
 	assert_non_null(strstr(agc_error_last(), "relative/root"));
-	assert_int_equal(agc_walk_open_root(P("missing")), -1);
+	assert_int_equal(agc_walk_open_root(t_path("missing")), -1);
 	assert_non_null(strstr(agc_error_last(), "cannot open root"));
 	assert_int_equal(agc_walk_open_root(NULL), -1);
 }
