@@ -22,38 +22,25 @@
 
 #include <cmocka.h>
 
+#include "agc_test.h"
+
 #include "agentgc/agentgc.h"
 #include "error.h"
 #include "locks.h"
 
-static char base[PATH_MAX];
 static int dfd = -1;
 static pid_t child = -1;
 
-static const char *P(const char *rel)
-{
-	static char bufs[4][PATH_MAX];
-	static unsigned n;
-	char *b = bufs[n++ % 4];
-
-	if (snprintf(b, PATH_MAX, "%s/%s", base, rel) >= PATH_MAX)
-		abort();
-	return b;
-}
+#define P(rel) t_path(rel)
 
 static void touch(const char *rel)
 {
-	int fd = open(P(rel), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-
-	assert_true(fd >= 0);
-	close(fd);
+	t_put(rel, "", 0644, 0);
 }
 
 static bool exists(const char *rel)
 {
-	struct stat st;
-
-	return lstat(P(rel), &st) == 0;
+	return t_exists(rel);
 }
 
 /* A child that takes flock(how) on rel and waits to be killed; returns once it holds it. */
@@ -91,25 +78,19 @@ static void let_go(void)
 
 static int setup(void **state)
 {
-	const char *t = getenv("TMPDIR");
-
 	(void)state;
-	snprintf(base, sizeof(base), "%s/agc-locks-XXXXXX", t && *t ? t : "/tmp");
-	if (!mkdtemp(base))
+	if (t_setup_dir("locks") < 0)
 		return -1;
-	dfd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	dfd = open(t_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	return dfd < 0 ? -1 : 0;
 }
 
 static int teardown(void **state)
 {
-	char cmd[PATH_MAX + 16];
-
 	(void)state;
 	let_go();
 	close(dfd);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", base);
-	return system(cmd) == 0 ? 0 : -1;
+	return t_teardown_dir();
 }
 
 typedef struct pids {

@@ -25,6 +25,8 @@
 
 #include <cmocka.h>
 
+#include "agc_test.h"
+
 #include "agentgc/agentgc.h"
 #include "core.h"
 #include "error.h"
@@ -129,28 +131,18 @@ const agc_adapter *const agc_adapter_table[] = {&fake, NULL};
 
 /* ---- the test's home ---------------------------------------------------------------------- */
 
-static char base[PATH_MAX];
 static pid_t child = -1;
 static agc_ctx *ctx;
 
+/* the fake agent's root is <t_dir>/fake */
 static const char *P(const char *rel)
 {
-	static char bufs[4][PATH_MAX];
-	static unsigned n;
-	char *b = bufs[n++ % 4];
-
-	if (snprintf(b, PATH_MAX, "%s/fake/%s", base, rel) >= PATH_MAX)
-		abort();
-	return b;
+	return t_pathf("fake/%s", rel);
 }
 
 static void put(const char *rel, const char *data)
 {
-	int fd = open(P(rel), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, data, strlen(data)), (ssize_t)strlen(data));
-	close(fd);
+	t_put(P(rel) + strlen(t_dir) + 1, data, 0644, 0);
 }
 
 static bool exists(const char *rel)
@@ -188,7 +180,7 @@ static int make_ctx(const char *procroot)
 	agc_ctx_opts o;
 
 	memset(&o, 0, sizeof(o));
-	o.home = base;
+	o.home = t_dir;
 	o.procroot = procroot;
 	agc_ctx_free(ctx);
 	ctx = NULL;
@@ -197,24 +189,17 @@ static int make_ctx(const char *procroot)
 
 static int setup(void **state)
 {
-	const char *t = getenv("TMPDIR");
-	char d[PATH_MAX + 8];
-
 	(void)state;
-	snprintf(base, sizeof(base), "%s/agc-plock-XXXXXX", t && *t ? t : "/tmp");
-	if (!mkdtemp(base))
+	if (t_setup_dir("plock") < 0)
 		return -1;
-	snprintf(d, sizeof(d), "%s/fake", base);
-	if (mkdir(d, 0755) < 0 || mkdir(P("s"), 0755) < 0 || mkdir(P("locks"), 0755) < 0)
-		return -1;
+	t_mkdir_p("fake/s", 0755);
+	t_mkdir_p("fake/locks", 0755);
 	put("locks/.coordination.lock", "");
 	return make_ctx(NULL);
 }
 
 static int teardown(void **state)
 {
-	char cmd[PATH_MAX + 16];
-
 	(void)state;
 	if (child > 0) {
 		kill(child, SIGKILL);
@@ -223,8 +208,7 @@ static int teardown(void **state)
 	child = -1;
 	agc_ctx_free(ctx);
 	ctx = NULL;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", base);
-	return system(cmd) == 0 ? 0 : -1;
+	return t_teardown_dir();
 }
 
 static bool removed_has(const agc_report *r, const char *rel)
@@ -301,11 +285,11 @@ static void test_purge_held_lock(void **state)
 static void test_purge_held_lock_probe(void **state)
 {
 	agc_report *r = NULL;
-	char proc[PATH_MAX + 8];
+	char proc[PATH_MAX];
 
 	(void)state;
-	snprintf(proc, sizeof(proc), "%s/proc", base);
-	assert_int_equal(mkdir(proc, 0755), 0);
+	t_mkdir("proc");
+	snprintf(proc, sizeof(proc), "%s", t_path("proc"));
 	assert_int_equal(make_ctx(proc), 0);
 	put("s/one.rec", "x");
 	put("locks/one.lock", "");
