@@ -277,6 +277,8 @@ typedef struct agc_ls_sink {
 
 typedef struct agc_adapter {
 	const char *name;
+	/* Its AGC_AGENT_* value (agentgc.h): stable, never a table index. */
+	unsigned bit;
 	/* Canonicalise an id per the agent's grammar (R1): 0, or AGC_EUNSAFE. */
 	int (*id_canon)(const char *in, char *out);
 	/* Whether a canonical id is one of a session that lives only inside its parent's dirs
@@ -312,6 +314,8 @@ typedef struct agc_adapter {
 } agc_adapter;
 
 extern const agc_adapter *const agc_adapter_table[]; /* NULL-terminated */
+/* Every AGC_AGENT_* bit the library knows: its adapters' and the planned agents'. */
+unsigned agc_agent_bits_known(void);
 
 /* The adapter's roots, resolved once per context. */
 const agc_rootset *agc_ctx_roots(agc_ctx *ctx, size_t agent);

@@ -43,11 +43,17 @@ static bool same_real(const char *a, const char *b)
 int agc_ctx_new(agc_ctx **out, const agc_ctx_opts *opts)
 {
 	const char *envhome = getenv("HOME");
-	const char *home = opts && opts->home ? opts->home : envhome;
+	const char *home;
 	agc_ctx *ctx;
 	struct stat st;
 	char cwd[PATH_MAX];
 
+	/* a struct of a layout this library does not know is never read (agentgc.h) */
+	if (opts && opts->version != AGC_CTX_OPTS_VERSION)
+		return agc_error_set(-1, "agc_ctx_opts version %u is not one this library knows (%u): "
+				     "set the struct up with AGC_CTX_OPTS_INIT", opts->version,
+				     (unsigned)AGC_CTX_OPTS_VERSION);
+	home = opts && opts->home ? opts->home : envhome;
 	if (!home || !*home)
 		return agc_error_set(-1, "no home: set HOME or pass --home");
 	ctx = calloc(1, sizeof(*ctx));

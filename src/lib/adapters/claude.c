@@ -3605,6 +3605,7 @@ out:
 
 const agc_adapter agc_adapter_claude = {
 	.name = "claude",
+	.bit = AGC_AGENT_CLAUDE,
 	.id_canon = claude_id,
 	.inside_parent = subagent_id,
 	.roots = claude_roots,

@@ -2126,6 +2126,7 @@ static int oc_list(agc_ctx *ctx, const agc_rootset *rs, const agc_ls_opts *opts,
 
 const agc_adapter agc_adapter_opencode = {
 	.name = "opencode",
+	.bit = AGC_AGENT_OPENCODE,
 	.id_canon = oc_id,
 	.roots = oc_roots,
 	.discover = oc_discover,
