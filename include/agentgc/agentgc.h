@@ -4,7 +4,34 @@
  * any other failure; the message is in agc_error_last() (per thread). Objects are opaque, made
  * by agc_x_new(&out, ...) (out written only on success) and freed by agc_x_free(), which accepts
  * NULL. Strings returned by getters are borrowed from their parent object. The library never
- * prints and never exits. */
+ * prints and never exits.
+ *
+ * Option structs start with a version: set them up with their *_INIT macro (then set the
+ * fields wanted), so that a program built against this header keeps working with a later
+ * library whose struct has grown; a version the library does not know, 0 included (a struct
+ * zeroed by hand), is refused with -1 (libgit2's convention).
+ *
+ * Threads. The error message is per thread. Calls on distinct contexts may run at the same
+ * time in distinct threads. One context must not be used by two threads at once: calls that
+ * take an agc_ctx resolve and cache its roots inside it on first use (a caller that shares
+ * one serialises its calls; it may hand a context from one thread to another). A report,
+ * once returned, is only read by its getters: several threads may read one, and it is freed
+ * when none does. agc_version, agc_error_last, agc_status_name, the agc_agent_* calls and
+ * agc_id_whole touch no shared state. The library reads the environment (HOME, TMPDIR, the
+ * agents' variables): do not change it (setenv) while a call runs.
+ *
+ * The library starts threads of its own. agc_ls, agc_show, agc_in_use, agc_purge and
+ * agc_purge_many scan the process table (the in-use gate, SPEC R5) on up to 8 threads, one
+ * per online CPU, when it lists 256 processes or more; they are created with default
+ * attributes and joined before the call returns, and none outlives it. They inherit the
+ * signal mask of the calling thread: a process-directed signal may be delivered to one of
+ * them, so a program that takes signals on a thread of its own (sigwait) must have them
+ * blocked in the thread that calls. The library installs no signal handler. A fork() in
+ * another thread while such a call runs gives a child with that one thread, whose memory may
+ * hold a lock a scan thread had taken: the child must not call the library, and should only
+ * exec (POSIX allows only async-signal-safe calls there). The library opens its descriptors
+ * close-on-exec; a child that does not exec keeps copies of them (session files, the locks a
+ * purge holds) and is then a holder itself. */
 #ifndef AGENTGC_H
 #define AGENTGC_H
 
@@ -15,7 +42,26 @@
 extern "C" {
 #endif
 
+/* The version of this header, and of the library built with it. The build reads it from this
+ * line for project(VERSION) (CMakeLists.txt): it is written here only. */
 #define AGENTGC_VERSION "0.1.0"
+
+/* An option struct with its version set and every other field 0 (designated in C, so that
+ * -Wmissing-field-initializers has nothing to say; positional in C++, which before C++20
+ * has no designated initialisers). */
+#ifdef __cplusplus
+#define AGC_OPTS_INIT_(v) {v}
+#else
+#define AGC_OPTS_INIT_(v) {.version = (v)}
+#endif
+
+/* Marks the library's API: the only symbols libagentgc.so exports (it is built with
+ * -fvisibility=hidden). */
+#if defined(__GNUC__) || defined(__clang__)
+#define AGC_API __attribute__((visibility("default")))
+#else
+#define AGC_API
+#endif
 
 enum {
 	AGC_OK = 0,
@@ -26,35 +72,62 @@ enum {
 };
 
 /* The last error message of this thread ("" when none). Never NULL. */
-const char *agc_error_last(void);
+AGC_API const char *agc_error_last(void);
+
+/* The library's version, AGENTGC_VERSION as it was built ("0.1.0"); a program can compare it
+ * with the AGENTGC_VERSION it was compiled with. Static, never NULL. */
+AGC_API const char *agc_version(void);
 
 /* ---- context --------------------------------------------------------------------------- */
 
 typedef struct agc_ctx agc_ctx;
 
+#define AGC_CTX_OPTS_VERSION 1
+#define AGC_CTX_OPTS_INIT AGC_OPTS_INIT_(AGC_CTX_OPTS_VERSION)
+
 typedef struct agc_ctx_opts {
+	unsigned int version; /* AGC_CTX_OPTS_VERSION: set by AGC_CTX_OPTS_INIT */
 	const char *home;     /* NULL: $HOME. Agents' environment variables are followed only when
 				 this is the caller's own home (same real path as $HOME). */
 	const char *procroot; /* NULL: "/proc". For tests. */
 	int64_t now_ms;       /* 0: the wall clock (or $AGENTGC_NOW, epoch seconds, for tests) */
 } agc_ctx_opts;
 
-int agc_ctx_new(agc_ctx **out, const agc_ctx_opts *opts);
-void agc_ctx_free(agc_ctx *ctx);
+/* Make a context; opts may be NULL (every default). Returns 0, or -1 (error set, *out
+ * untouched) when opts->version is not AGC_CTX_OPTS_VERSION, there is no home or memory ran
+ * out. */
+AGC_API int agc_ctx_new(agc_ctx **out, const agc_ctx_opts *opts);
+AGC_API void agc_ctx_free(agc_ctx *ctx);
 /* The home in use and whether it is the caller's own. */
-const char *agc_ctx_home(const agc_ctx *ctx);
-int agc_ctx_own_home(const agc_ctx *ctx);
-int64_t agc_ctx_now_ms(const agc_ctx *ctx);
+AGC_API const char *agc_ctx_home(const agc_ctx *ctx);
+AGC_API int agc_ctx_own_home(const agc_ctx *ctx);
+AGC_API int64_t agc_ctx_now_ms(const agc_ctx *ctx);
 
 /* ---- agents ---------------------------------------------------------------------------- */
 
-/* Number of agents and their names ("claude", "codex", "opencode", "cursor"), in table order. */
-size_t agc_agent_count(void);
-const char *agc_agent_name(size_t i);
+/* Agents by a value that never changes: agc_ls_opts.agents is a mask of them. A new agent
+ * takes the next bit; none is ever renumbered. An agent this library does not have built in
+ * (Codex and Cursor today) selects nothing; a bit that names no agent is an error. */
+enum {
+	AGC_AGENT_CLAUDE = 1u << 0,   /* Claude Code */
+	AGC_AGENT_CODEX = 1u << 1,    /* OpenAI's Codex CLI (planned: not built in yet) */
+	AGC_AGENT_OPENCODE = 1u << 2, /* OpenCode */
+	AGC_AGENT_CURSOR = 1u << 3,   /* Cursor (planned: not built in yet) */
+};
+
+/* The AGC_AGENT_* bit of the agent named name ("claude", "codex", "opencode", "cursor"),
+ * whether or not this library has it built in; 0 for a name that is no agent (and for NULL
+ * and "auto"). */
+AGC_API unsigned agc_agent_bit(const char *name);
+
+/* Number of agents built in and their names ("claude", "opencode"), in the library's order:
+ * an index is not stable from one version to the next (select agents by bit or name). */
+AGC_API size_t agc_agent_count(void);
+AGC_API const char *agc_agent_name(size_t i);
 /* Index of an agent by exact name, or AGC_ENOTFOUND. */
-int agc_agent_find(const char *name);
+AGC_API int agc_agent_find(const char *name);
 /* 1 when id follows agent i's id grammar (SPEC R1), else 0. */
-int agc_agent_id_ok(size_t i, const char *id);
+AGC_API int agc_agent_id_ok(size_t i, const char *id);
 
 /* ---- roots ----------------------------------------------------------------------------- */
 
@@ -69,7 +142,7 @@ typedef struct agc_root_info {
 } agc_root_info;
 
 /* Call cb for every root of every agent. cb returns nonzero to stop. Returns 0 or -1. */
-int agc_roots(agc_ctx *ctx, int (*cb)(const agc_root_info *r, void *ud), void *ud);
+AGC_API int agc_roots(agc_ctx *ctx, int (*cb)(const agc_root_info *r, void *ud), void *ud);
 
 /* ---- sessions -------------------------------------------------------------------------- */
 
@@ -96,8 +169,12 @@ typedef enum agc_sort {
 	AGC_SORT_SIZE,
 } agc_sort;
 
+#define AGC_LS_OPTS_VERSION 1
+#define AGC_LS_OPTS_INIT AGC_OPTS_INIT_(AGC_LS_OPTS_VERSION)
+
 typedef struct agc_ls_opts {
-	unsigned agents;         /* bit i = agent i; 0 = all */
+	unsigned int version;    /* AGC_LS_OPTS_VERSION: set by AGC_LS_OPTS_INIT */
+	unsigned agents;         /* AGC_AGENT_* bits (agc_agent_bit); 0 = every agent */
 	/* Only sessions whose project is this dir or a dir below it, on path component
 	 * boundaries (/a/b selects /a/b and /a/b/c, never /a/bc). Relative to the current dir;
 	 * `.`, `..`, `//` and a trailing slash are resolved lexically, so a dir that no longer
@@ -122,9 +199,11 @@ typedef struct agc_ls_opts {
 } agc_ls_opts;
 
 /* List sessions, sorted, calling cb for each (strings valid during the call). cb returns
- * nonzero to stop. Returns 0, or -1 when an agent's listing failed (others are still listed). */
-int agc_ls(agc_ctx *ctx, const agc_ls_opts *opts, int (*cb)(const agc_session_info *s, void *ud),
-	   void *ud);
+ * nonzero to stop. opts may be NULL (every session, newest first). Returns 0, or -1 when an
+ * agent's listing failed (others are still listed), or -1 before listing anything when
+ * opts->version is not AGC_LS_OPTS_VERSION or opts->agents holds a bit that names no agent. */
+AGC_API int agc_ls(agc_ctx *ctx, const agc_ls_opts *opts,
+		   int (*cb)(const agc_session_info *s, void *ud), void *ud);
 
 /* Every session (children and sub-agents included) of agent ("claude", ... or "auto": every
  * agent) whose id starts with one of the n prefixes, read-only: cb(i, s, ud) for each match,
@@ -138,9 +217,10 @@ int agc_ls(agc_ctx *ctx, const agc_ls_opts *opts, int (*cb)(const agc_session_in
 /* 1 when id is a whole id of agent ("auto": of any agent) in the form the agent makes them (a
  * UUID; OpenCode's generated ses_ ids), so that no other id starts with it and no prefix
  * look-up is needed; else 0. */
-int agc_id_whole(const char *agent, const char *id);
-int agc_resolve_prefix(agc_ctx *ctx, const char *agent, const char *const *prefixes, size_t n,
-		       int (*cb)(size_t i, const agc_session_info *s, void *ud), void *ud);
+AGC_API int agc_id_whole(const char *agent, const char *id);
+AGC_API int agc_resolve_prefix(agc_ctx *ctx, const char *agent, const char *const *prefixes,
+			       size_t n, int (*cb)(size_t i, const agc_session_info *s, void *ud),
+			       void *ud);
 
 /* ---- reports: show, in-use, purge ------------------------------------------------------- */
 
@@ -156,7 +236,7 @@ typedef enum agc_status {
 } agc_status;
 
 /* "purged", "partial", "in-use", "not-found", "refused", "dry-run", "found", "error" */
-const char *agc_status_name(agc_status st);
+AGC_API const char *agc_status_name(agc_status st);
 
 typedef struct agc_item {
 	const char *kind;    /* "file", "dir", "link", "rows", "lines" */
@@ -197,49 +277,50 @@ typedef enum agc_purge_flags {
  * return is 0 when a report was made; -1 (error set, *out untouched) when out is NULL, flags
  * hold a bit that is not an agc_purge_flags value, or memory ran out.
  * The outcome is agc_report_status(). */
-int agc_purge(agc_ctx *ctx, const char *agent, const char *id, unsigned flags, agc_report **out);
+AGC_API int agc_purge(agc_ctx *ctx, const char *agent, const char *id, unsigned flags,
+		      agc_report **out);
 
 /* Purge n sessions in one run: out[i] receives the report of ids[i], the same report
  * agc_purge(ctx, agent, ids[i], flags) would give when the ids are purged one after the
  * other in that order; out must hold n pointers. One process-table scan serves every id, each
  * id re-checked just before its removal (docs/internals.md, "Many ids"). Returns 0 when every
  * report was made; -1 (error set, no report kept) as agc_purge. */
-int agc_purge_many(agc_ctx *ctx, const char *agent, const char *const *ids, size_t n, unsigned flags,
-		   agc_report **out);
+AGC_API int agc_purge_many(agc_ctx *ctx, const char *agent, const char *const *ids, size_t n,
+			   unsigned flags, agc_report **out);
 
 /* Describe one session: metadata, every artifact with its size, children, holders. Status is
  * AGC_ST_FOUND or AGC_ST_NOT_FOUND. out must not be NULL (-1 then, as agc_purge). */
-int agc_show(agc_ctx *ctx, const char *agent, const char *id, agc_report **out);
+AGC_API int agc_show(agc_ctx *ctx, const char *agent, const char *id, agc_report **out);
 
 /* Whether a session is in use: status AGC_ST_IN_USE with holders, AGC_ST_FOUND when free,
  * AGC_ST_NOT_FOUND when no artifact of that id exists. out must not be NULL (-1 then). */
-int agc_in_use(agc_ctx *ctx, const char *agent, const char *id, agc_report **out);
+AGC_API int agc_in_use(agc_ctx *ctx, const char *agent, const char *id, agc_report **out);
 
-void agc_report_free(agc_report *r);
-const char *agc_report_agent(const agc_report *r);
-const char *agc_report_id(const agc_report *r);
-agc_status agc_report_status(const agc_report *r);
+AGC_API void agc_report_free(agc_report *r);
+AGC_API const char *agc_report_agent(const agc_report *r);
+AGC_API const char *agc_report_id(const agc_report *r);
+AGC_API agc_status agc_report_status(const agc_report *r);
 /* Exit code per SPEC: 0 done, 1 error, 3 left behind, 4 refused/in use, 5 not found. */
-int agc_report_exit(const agc_report *r);
+AGC_API int agc_report_exit(const agc_report *r);
 /* The error message for AGC_ST_ERROR, or NULL. */
-const char *agc_report_error(const agc_report *r);
+AGC_API const char *agc_report_error(const agc_report *r);
 /* Metadata of the session (show, purge); NULL when unknown. */
-const agc_session_info *agc_report_session(const agc_report *r);
+AGC_API const agc_session_info *agc_report_session(const agc_report *r);
 /* removed: what went (purge), would go (dry-run), or is there (show). */
-size_t agc_report_removed_count(const agc_report *r);
-const agc_item *agc_report_removed(const agc_report *r, size_t i);
-size_t agc_report_residual_count(const agc_report *r);
-const agc_item *agc_report_residual(const agc_report *r, size_t i);
-size_t agc_report_holder_count(const agc_report *r);
-const agc_holder_info *agc_report_holder(const agc_report *r, size_t i);
+AGC_API size_t agc_report_removed_count(const agc_report *r);
+AGC_API const agc_item *agc_report_removed(const agc_report *r, size_t i);
+AGC_API size_t agc_report_residual_count(const agc_report *r);
+AGC_API const agc_item *agc_report_residual(const agc_report *r, size_t i);
+AGC_API size_t agc_report_holder_count(const agc_report *r);
+AGC_API const agc_holder_info *agc_report_holder(const agc_report *r, size_t i);
 /* Ids of every descendant session (any depth) that went with (or would go with) the session. */
-size_t agc_report_child_count(const agc_report *r);
-const char *agc_report_child(const agc_report *r, size_t i);
-size_t agc_report_fork_count(const agc_report *r);
-const char *agc_report_fork(const agc_report *r, size_t i);
+AGC_API size_t agc_report_child_count(const agc_report *r);
+AGC_API const char *agc_report_child(const agc_report *r, size_t i);
+AGC_API size_t agc_report_fork_count(const agc_report *r);
+AGC_API const char *agc_report_fork(const agc_report *r, size_t i);
 /* Advice lines for a person (how to find a holder by hand, what compact would free). */
-size_t agc_report_hint_count(const agc_report *r);
-const char *agc_report_hint(const agc_report *r, size_t i);
+AGC_API size_t agc_report_hint_count(const agc_report *r);
+AGC_API const char *agc_report_hint(const agc_report *r, size_t i);
 
 #ifdef __cplusplus
 }

@@ -418,13 +418,12 @@ static int ls_opt(cli *c, int key, const char *v, void *ud)
 
 int cmd_ls(cli *c, int argc, char **argv)
 {
-	agc_ls_opts o;
+	agc_ls_opts o = AGC_LS_OPTS_INIT;
 	ls_args a;
 	cli_args pos;
 	ls_state st;
 	int rc;
 
-	memset(&o, 0, sizeof(o));
 	memset(&a, 0, sizeof(a));
 	o.warn = print_warning;
 	a.o = &o;

@@ -154,7 +154,7 @@ static int global(cli *c, const cli_cmd *cmd, int key, const char *val)
 			cli_main_help(stdout);
 		return CLI_PARSED_EXIT;
 	case KEY_VERSION:
-		printf("agentgc %s\n", AGENTGC_VERSION);
+		printf("agentgc %s\n", agc_version());
 		return CLI_PARSED_EXIT;
 	}
 	return -1;

@@ -69,10 +69,11 @@ int cli_usage(const char *cmd, const char *fmt, ...)
 
 int cli_ctx(cli *c)
 {
-	agc_ctx_opts o = {.home = c->home};
+	agc_ctx_opts o = AGC_CTX_OPTS_INIT;
 
 	if (c->ctx)
 		return 0;
+	o.home = c->home;
 	if (agc_ctx_new(&c->ctx, &o) < 0) {
 		cli_err("%s", agc_error_last());
 		return EXIT_ERR;
@@ -628,7 +629,8 @@ int cli_check_agent(const char *cmd, const char *agent, bool allow_auto)
 		return 0;
 	if (agc_agent_find(agent) >= 0)
 		return 0;
-	if (strcmp(agent, "codex") == 0 || strcmp(agent, "cursor") == 0)
+	/* an agent the library names (AGC_AGENT_*) but has not built in */
+	if (agc_agent_bit(agent))
 		return cli_usage(cmd, "agent '%s' is planned but not supported yet", agent);
 	for (size_t i = 0; i < agc_agent_count() && n < 7; i++)
 		names[n++] = agc_agent_name(i);
@@ -646,7 +648,8 @@ int cli_agent_bit(const char *cmd, const char *name, unsigned *mask)
 
 	if (rc)
 		return rc;
-	*mask |= 1u << agc_agent_find(name);
+	/* the agent's stable AGC_AGENT_* value, never its place in the library's table */
+	*mask |= agc_agent_bit(name);
 	return 0;
 }
 

@@ -1,4 +1,5 @@
-/* The adapter table (tmux cmd_table): adding an agent is one file and one line here. */
+/* The adapter table (tmux cmd_table): adding an agent is one file and one line here. Only the
+ * table lives in this file: a unit test that defines its own table (a fake agent) links without it. */
 #include <stddef.h>
 
 #include "core.h"

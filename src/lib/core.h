@@ -312,6 +312,8 @@ typedef struct agc_ls_sink {
 
 typedef struct agc_adapter {
 	const char *name;
+	/* Its AGC_AGENT_* value (agentgc.h): stable, never a table index. */
+	unsigned bit;
 	/* Canonicalise an id per the agent's grammar (R1): 0, or AGC_EUNSAFE. */
 	int (*id_canon)(const char *in, char *out);
 	/* Whether id (in the form given, not canonicalised) is whole as the agent makes its ids,
@@ -350,6 +352,8 @@ typedef struct agc_adapter {
 } agc_adapter;
 
 extern const agc_adapter *const agc_adapter_table[]; /* NULL-terminated */
+/* Every AGC_AGENT_* bit the library knows: its adapters' and the planned agents'. */
+unsigned agc_agent_bits_known(void);
 
 /* The adapter's roots, resolved once per context. */
 const agc_rootset *agc_ctx_roots(agc_ctx *ctx, size_t agent);

@@ -44,11 +44,17 @@ static bool same_real(const char *a, const char *b)
 int agc_ctx_new(agc_ctx **out, const agc_ctx_opts *opts)
 {
 	const char *envhome = getenv("HOME");
-	const char *home = opts && opts->home ? opts->home : envhome;
+	const char *home;
 	agc_ctx *ctx;
 	struct stat st;
 	char cwd[PATH_MAX];
 
+	/* a struct of a layout this library does not know is never read (agentgc.h) */
+	if (opts && opts->version != AGC_CTX_OPTS_VERSION)
+		return agc_error_set(-1, "agc_ctx_opts version %u is not one this library knows (%u): "
+				     "set the struct up with AGC_CTX_OPTS_INIT", opts->version,
+				     (unsigned)AGC_CTX_OPTS_VERSION);
+	home = opts && opts->home ? opts->home : envhome;
 	if (!home || !*home)
 		return agc_error_set(-1, "no home: set HOME or pass --home");
 	ctx = calloc(1, sizeof(*ctx));
@@ -269,5 +275,43 @@ int agc_roots(agc_ctx *ctx, int (*cb)(const agc_root_info *r, void *ud), void *u
 				return rc;
 		}
 	}
+	return 0;
+}
+
+/* Agents the public header names (AGC_AGENT_*) that have no adapter yet: their bits select
+ * nothing, and are no error. An agent leaves this list when its adapter joins the table,
+ * with the same bit. */
+static const struct {
+	const char *name;
+	unsigned bit;
+} planned[] = {
+	{"codex", AGC_AGENT_CODEX},
+	{"cursor", AGC_AGENT_CURSOR},
+};
+
+unsigned agc_agent_bits_known(void)
+{
+	unsigned m = 0;
+	size_t i;
+
+	for (i = 0; agc_adapter_table[i]; i++)
+		m |= agc_adapter_table[i]->bit;
+	for (i = 0; i < sizeof(planned) / sizeof(planned[0]); i++)
+		m |= planned[i].bit;
+	return m;
+}
+
+unsigned agc_agent_bit(const char *name)
+{
+	size_t i;
+
+	if (!name)
+		return 0;
+	for (i = 0; agc_adapter_table[i]; i++)
+		if (strcmp(agc_adapter_table[i]->name, name) == 0)
+			return agc_adapter_table[i]->bit;
+	for (i = 0; i < sizeof(planned) / sizeof(planned[0]); i++)
+		if (strcmp(planned[i].name, name) == 0)
+			return planned[i].bit;
 	return 0;
 }

@@ -908,7 +908,7 @@ static void gate_take(ls_collect *c)
 	 * agent_proc), when it is listed; the others add no project dirs */
 	for (a = 0; agc_adapter_table[a]; a++)
 		if (agc_adapter_table[a]->agent_proc &&
-		    (!c->opts->agents || (c->opts->agents & (1u << a)))) {
+		    (!c->opts->agents || (c->opts->agents & agc_adapter_table[a]->bit))) {
 			G->cwd_agent = a;
 			G->has_cwd_agent = true;
 			c->acct.ctx = c->ctx;
@@ -1648,8 +1648,19 @@ int agc_ls(agc_ctx *ctx, const agc_ls_opts *opts, int (*cb)(const agc_session_in
 	int rc = 0;
 
 	memset(&def, 0, sizeof(def));
+	def.version = AGC_LS_OPTS_VERSION;
 	if (!opts)
 		opts = &def;
+	/* a struct of a layout this library does not know is never read (agentgc.h) */
+	if (opts->version != AGC_LS_OPTS_VERSION)
+		return agc_error_set(-1, "agc_ls_opts version %u is not one this library knows (%u): "
+				     "set the struct up with AGC_LS_OPTS_INIT", opts->version,
+				     (unsigned)AGC_LS_OPTS_VERSION);
+	/* a bit no agent has is a caller's mistake, not an empty selection; an agent that is
+	 * not built in selects nothing (agentgc.h AGC_AGENT_*) */
+	if (opts->agents & ~agc_agent_bits_known())
+		return agc_error_set(-1, "agc_ls_opts.agents 0x%x holds bits that name no agent (0x%x)",
+				     opts->agents, opts->agents & ~agc_agent_bits_known());
 	memset(&c, 0, sizeof(c));
 	c.sink.add = ls_add;
 	c.sink.warn = ls_warn;
@@ -1669,7 +1680,7 @@ int agc_ls(agc_ctx *ctx, const agc_ls_opts *opts, int (*cb)(const agc_session_in
 	for (a = 0; agc_adapter_table[a]; a++) {
 		const agc_rootset *rs;
 
-		if (opts->agents && !(opts->agents & (1u << a)))
+		if (opts->agents && !(opts->agents & agc_adapter_table[a]->bit))
 			continue;
 		rs = agc_ctx_roots(ctx, a);
 		if (rs)

@@ -24,12 +24,14 @@ ok() {
 }
 
 debs=$("$src/scripts/deb.sh" "$out") || fail "scripts/deb.sh failed"
-version=$(sed -n 's/^project(agentgc VERSION \([0-9.]*\).*/\1/p' "$src/CMakeLists.txt")
+# the one version, which CMakeLists.txt reads for project(VERSION)
+version=$(sed -n 's/^#define AGENTGC_VERSION "\([0-9.]*\)"$/\1/p' "$src/include/agentgc/agentgc.h")
+[ -n "$version" ] || fail "no AGENTGC_VERSION in include/agentgc/agentgc.h"
 for p in agentgc libagentgc0 libagentgc-dev; do
 	d=$(printf '%s\n' "$debs" | grep "/${p}_[^/]*\.deb$") || fail "no $p package among: $debs"
 	[ "$(dpkg-deb -f "$d" Package)" = "$p" ] || fail "$d is not package $p"
 	v=$(dpkg-deb -f "$d" Version)
-	[ "$v" = "$version" ] || fail "$p version $v, but CMakeLists.txt says $version (debian/changelog)"
+	[ "$v" = "$version" ] || fail "$p version $v, but agentgc.h says $version (debian/changelog)"
 	dpkg -x "$d" "$scratch/root"
 done
 ok "dpkg-buildpackage -us -uc -b built agentgc, libagentgc0 and libagentgc-dev $version"

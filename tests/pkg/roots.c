@@ -21,8 +21,8 @@ static int on_session(const agc_session_info *s, void *ud)
 
 int main(int argc, char **argv)
 {
-	agc_ctx_opts o = {0};
-	agc_ls_opts lo = {0};
+	agc_ctx_opts o = AGC_CTX_OPTS_INIT;
+	agc_ls_opts lo = AGC_LS_OPTS_INIT;
 	agc_ctx *ctx;
 	size_t n = 0;
 

@@ -50,8 +50,8 @@ static void test_ls_failed_store_named_after_scan(void **state)
 		"\"sessionId\":\"0b8e5a4c-1f2d-4c3b-9a8e-7d6c5b4a3f21\",\"message\":{\"role\":\"user\","
 		"\"content\":\"fix the build\"}}\n";
 	char junk[4096];
-	agc_ctx_opts o = {0};
-	agc_ls_opts lo = {0};
+	agc_ctx_opts o = AGC_CTX_OPTS_INIT;
+	agc_ls_opts lo = AGC_LS_OPTS_INIT;
 	agc_ctx *ctx = NULL;
 	int n = 0;
 

@@ -177,9 +177,8 @@ static void hold(const char *rel, int how)
 
 static int make_ctx(const char *procroot)
 {
-	agc_ctx_opts o;
+	agc_ctx_opts o = AGC_CTX_OPTS_INIT;
 
-	memset(&o, 0, sizeof(o));
 	o.home = t_dir;
 	o.procroot = procroot;
 	agc_ctx_free(ctx);

@@ -129,7 +129,7 @@ static pid_t holder = -1;
 
 static int setup(void **state)
 {
-	agc_ctx_opts o = {0};
+	agc_ctx_opts o = AGC_CTX_OPTS_INIT;
 	unsigned tag = (unsigned)getpid() * 2654435761u ^ (unsigned)time(NULL);
 
 	(void)state;

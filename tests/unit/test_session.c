@@ -24,7 +24,7 @@ static agc_ctx *ctx;
 
 static int setup(void **state)
 {
-	agc_ctx_opts o = {0};
+	agc_ctx_opts o = AGC_CTX_OPTS_INIT;
 
 	(void)state;
 	fake_n_list = 0;
@@ -205,7 +205,7 @@ static void fixture_list(void)
 /* Root sessions only, newest first; children with opts.children. */
 static void test_session_ls_sort_children(void **state)
 {
-	agc_ls_opts o = {0};
+	agc_ls_opts o = AGC_LS_OPTS_INIT;
 
 	(void)state;
 	fixture_list();
@@ -226,7 +226,7 @@ static void test_session_ls_sort_children(void **state)
  * slash does not matter, and the dir need not exist. */
 static void test_session_ls_project(void **state)
 {
-	agc_ls_opts o = {0};
+	agc_ls_opts o = AGC_LS_OPTS_INIT;
 
 	(void)state;
 	fixture_list();
@@ -247,7 +247,7 @@ static void test_session_ls_project(void **state)
 /* --older-than and --newer-than against the context's now. */
 static void test_session_ls_age(void **state)
 {
-	agc_ls_opts o = {0};
+	agc_ls_opts o = AGC_LS_OPTS_INIT;
 
 	(void)state;
 	fixture_list();

@@ -3627,6 +3627,7 @@ out:
 
 const agc_adapter agc_adapter_claude = {
 	.name = "claude",
+	.bit = AGC_AGENT_CLAUDE,
 	.id_canon = claude_id,
 	.id_whole = claude_id_whole,
 	.inside_parent = subagent_id,

@@ -2126,6 +2126,7 @@ static int oc_list(agc_ctx *ctx, const agc_rootset *rs, const agc_ls_opts *opts,
 
 const agc_adapter agc_adapter_opencode = {
 	.name = "opencode",
+	.bit = AGC_AGENT_OPENCODE,
 	.id_canon = oc_id,
 	.id_whole = agc_id_opencode_generated,
 	.roots = oc_roots,
