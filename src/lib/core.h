@@ -146,6 +146,12 @@ typedef struct agc_plan_lock {
 	ino_t ino;
 	uint64_t disk;
 	int64_t mtime_ms;
+	bool absent;          /* no file at discovery: the purge makes it, as the agent would, and
+				 holds it all the same (an agent resuming the thread mid-purge
+				 must find it taken); it does not make the session found */
+	bool created;         /* the purge made it */
+	bool bad;             /* not a regular file (a link, a FIFO): a refusal of the purge; the
+				 gate still asks who holds what it leads to */
 	int dfd, fd;          /* while held: its dir and the locked fd; -1 otherwise */
 } agc_plan_lock;
 
@@ -191,6 +197,10 @@ typedef struct agc_plan {
 	struct { agc_artifact *v; size_t n, cap; } arts;
 	struct { agc_lineset *v; size_t n, cap; } lines;
 	struct { agc_note *v; size_t n, cap; } notes;
+	/* What makes a purge unsafe to begin, though nobody may hold the session (a database of
+	 * the agent that cannot be read may hold its rows, the record among them; a writer lock
+	 * that is a link): the purge is refused with these as residual, nothing changed. */
+	struct { agc_note *v; size_t n, cap; } refusals;
 	struct { agc_hint *v; size_t n, cap; } hints;
 	struct { agc_dbref *v; size_t n, cap; } dbs;
 	struct { agc_rowset *v; size_t n, cap; } rows;   /* deleted in this order */
@@ -250,6 +260,9 @@ int agc_plan_add_note(agc_plan *p, size_t root, const char *rel, const char *rea
 /* The same with the kind given (a static string, e.g. "lines" for a shared file's lines). */
 int agc_plan_add_note_kind(agc_plan *p, size_t root, const char *rel, const char *kind,
 			   const char *reason);
+/* A refusal (agc_plan.refusals) at rel beneath root, of kind ("rows", "file"...: static),
+ * with its reason (copied). 0 or -1. */
+int agc_plan_add_refusal(agc_plan *p, size_t root, const char *rel, const char *kind, const char *reason);
 /* A hint for the holder whose what is what (NULL: the session); strings copied. 0 or -1. */
 int agc_plan_add_hint(agc_plan *p, const char *what, const char *text);
 /* Add a root found during discovery (a project's plan dir, read from the agent's own data),
@@ -274,8 +287,8 @@ int agc_plan_count_rows(agc_plan *p, struct sqlite3 *db, size_t dbi);
 /* The same for the session's record rows (agc_rowset.record). */
 int agc_plan_add_record_rows(agc_plan *p, size_t db, const char *table, const char *column);
 /* Add the writer lock file rel beneath root of session (coord: the coordination lock's name
- * in the same dir, static), if it is there: 1 added, 0 absent (or not a regular file: noted
- * as left behind, R8), -1. */
+ * in the same dir, static): 1 added (there), 0 added as absent, or not a regular file (a
+ * refusal: R2, R8), -1. */
 int agc_plan_add_lock(agc_plan *p, size_t root, const char *rel, const char *coord, const char *session);
 /* The lock file's name in its dir. */
 const char *agc_plan_lock_leaf(const agc_plan_lock *l);

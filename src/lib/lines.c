@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "error.h"
@@ -84,6 +85,61 @@ static bool held_open(const char *procroot, const struct stat *st, const char *r
 		return true;
 	}
 	return false;
+}
+
+/* A flock-guarded file was replaced: a writer that opened the old inode just before the
+ * rename waits for our lock and then appends its line there, to a file no name reaches. So
+ * while anyone still holds the old inode, the lock is let go and the holders waited for (a
+ * writer's tries last tries x interval), and whatever the old inode gained past what was read
+ * is appended to the file now in its place, under its lock, as the writer meant (R4). */
+#define SALVAGE_POLL_MS 50
+
+static void salvage_tail(const char *procroot, agc_lock_hold *lk, int oldfd, const struct stat *old,
+			 off_t was, int dfd, const char *leaf)
+{
+	const agc_lock_spec *sp = lk->spec;
+	int64_t wait_ms = (int64_t)(sp->tries ? sp->tries : 1) * sp->interval_ms + 500, waited = 0;
+	agc_lock_hold nl;
+	struct stat now;
+	char buf[65536];
+	off_t off = was;
+	int nfd;
+
+	if (!held_open(procroot, old, leaf))
+		return;
+	agc_lock_release(lk);
+	while (waited < wait_ms && held_open(procroot, old, leaf)) {
+		struct timespec ts = {0, SALVAGE_POLL_MS * 1000000L};
+
+		nanosleep(&ts, NULL);
+		waited += SALVAGE_POLL_MS;
+	}
+	if (fstat(oldfd, &now) < 0 || now.st_size <= was)
+		return;
+	nfd = agc_open_file_at(dfd, leaf, 0, NULL);
+	if (nfd < 0)
+		return;
+	{
+		int wfd = openat(dfd, leaf, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+		struct stat a, b;
+
+		/* the same file as the one checked (a regular file, no link) */
+		if (wfd >= 0 && (fstat(wfd, &a) < 0 || fstat(nfd, &b) < 0 || a.st_ino != b.st_ino || a.st_dev != b.st_dev)) {
+			close(wfd);
+			wfd = -1;
+		}
+		if (wfd >= 0 && agc_lock_take(&nl, sp, dfd, leaf, wfd, false, procroot) == 0) {
+			ssize_t n;
+
+			while ((n = pread(oldfd, buf, sizeof(buf), off)) > 0 && write_all(wfd, buf, (size_t)n) == 0)
+				off += n;
+			fsync(wfd);
+			agc_lock_release(&nl);
+		}
+		if (wfd >= 0)
+			close(wfd);
+	}
+	close(nfd);
 }
 
 /* The whole file through fd (borrowed), from its start. */
@@ -170,7 +226,7 @@ int agc_lines_rewrite_ids(int rootfd, const agc_lineset *ls, char *const *ids, s
 	}
 	/* The agent's own lock of the file, as the agent takes it (locks.c); a dry run looks at it
 	 * without taking it. */
-	lrc = agc_lock_take(&lk, ls->lock, dfd, leaf, fd, flags & AGC_LINES_DRY_RUN);
+	lrc = agc_lock_take(&lk, ls->lock, dfd, leaf, fd, flags & AGC_LINES_DRY_RUN, procroot);
 	if (lrc < 0) {
 		res->reason = lrc == AGC_EINUSE ? "in-use" : "error";
 		rc = lrc == AGC_EINUSE ? AGC_EINUSE : -1;
@@ -270,6 +326,8 @@ int agc_lines_rewrite_ids(int rootfd, const agc_lineset *ls, char *const *ids, s
 	fsync(dfd);
 	res->done = true;
 	rc = 0;
+	if (ls->lock && ls->lock->kind == AGC_LOCK_FLOCK)
+		salvage_tail(procroot, &lk, fd, &st, (off_t)in.len, dfd, leaf);
 	for (size_t i = 0; cnt && i < n_ids; i++) {
 		id_counts[i] += cnt[i];
 		if (id_bytes)

@@ -138,10 +138,29 @@ static void mkdir_release(agc_lock_hold *h)
 		agc_lock_mkdir_release(h->dfd, h->name);
 }
 
+static void count_cb(pid_t pid, void *ud)
+{
+	(void)pid;
+	(*(size_t *)ud)++;
+}
+
 static int flock_take(agc_lock_hold *h, const char *leaf, bool dry)
 {
 	const agc_lock_spec *sp = h->spec;
 	unsigned i, tries = sp->tries ? sp->tries : 1;
+	struct stat st;
+
+	/* a dry run asks the kernel's lock table, which takes nothing */
+	if (dry && fstat(h->fd, &st) == 0) {
+		size_t n = 0;
+		bool differs = false;
+		int rc = agc_flocks_of(h->procroot, st.st_dev, st.st_ino, count_cb, &n, &differs);
+
+		if (rc < 0 || n > 0)
+			return agc_error_set(AGC_EINUSE, "'%s' is locked by another process", leaf);
+		if (rc == 1 && !differs && agc_flocks_complete(h->procroot))
+			return 0;
+	}
 
 	for (i = 0; i < tries; i++) {
 		if (flock(h->fd, LOCK_EX | LOCK_NB) == 0) {
@@ -190,13 +209,15 @@ static const struct lock_kind *kind_of(const agc_lock_spec *spec)
 	return &lock_kinds[0];
 }
 
-int agc_lock_take(agc_lock_hold *h, const agc_lock_spec *spec, int dfd, const char *leaf, int fd, bool dry)
+int agc_lock_take(agc_lock_hold *h, const agc_lock_spec *spec, int dfd, const char *leaf, int fd, bool dry,
+		  const char *procroot)
 {
 	const struct lock_kind *k = kind_of(spec);
 	int rc;
 
 	memset(h, 0, sizeof(*h));
 	h->spec = spec;
+	h->procroot = procroot;
 	h->dfd = dfd;
 	h->fd = fd;
 	if (!k->take)
@@ -291,13 +312,62 @@ int agc_flocks_of(const char *procroot, dev_t dev, ino_t ino, void (*cb)(pid_t p
 	return 1;
 }
 
-/* The coordination lock: *cfd -1 when there is none (the agent has not made it: no writer
- * protocol ran in this dir). 0 or -1. */
-static int coord_take(int dirfd, const char *coord, int *cfd)
+#define PROC_PID_INIT_INO 0xEFFFFFFCU /* the initial pid namespace's inode (the kernel's own) */
+
+bool agc_flocks_complete(const char *procroot)
+{
+	char path[4096];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/self/ns/pid", procroot ? procroot : "/proc");
+	return stat(path, &st) == 0 && st.st_ino == PROC_PID_INIT_INO;
+}
+
+/* Make name in dirfd a regular file as the agent would (0644), owned as the dir is: opened
+ * without following a link, never a FIFO left open (O_NONBLOCK), only a regular file kept.
+ * Returns the fd (read-only), or -1 (error set). *made: it was made here. */
+static int open_create(int dirfd, const char *name, bool *made)
+{
+	struct stat st, dst;
+	int fd, tries;
+
+	*made = false;
+	for (tries = 0; tries < 3; tries++) {
+		fd = agc_open_file_at(dirfd, name, 0, NULL);
+		if (fd != AGC_ENOTFOUND)
+			return fd;
+		fd = openat(dirfd, name, O_RDONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0644);
+		if (fd < 0 && errno == EEXIST)
+			continue; /* made meanwhile (by the agent): opened as it is */
+		if (fd < 0)
+			return agc_error_errno(-1, errno, "cannot create '%s'", name);
+		if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+			close(fd);
+			return agc_error_set(-1, "'%s' is not a regular file", name);
+		}
+		/* as the agent's user would have made it, so the agent can open it afterwards */
+		if (geteuid() == 0 && fstat(dirfd, &dst) == 0 && (dst.st_uid != st.st_uid || dst.st_gid != st.st_gid) &&
+		    fchown(fd, dst.st_uid, dst.st_gid) < 0) {
+			int e = errno;
+
+			unlinkat(dirfd, name, 0);
+			close(fd);
+			return agc_error_errno(-1, e, "cannot give '%s' to its dir's owner", name);
+		}
+		*made = true;
+		return fd;
+	}
+	return agc_error_set(-1, "'%s' keeps changing", name);
+}
+
+/* The coordination lock: *cfd -1 when there is none and none is made (the agent has not made
+ * it: no writer protocol ran in this dir). 0, AGC_EINUSE (held too long) or -1. */
+static int coord_take_c(int dirfd, const char *coord, bool create, int *cfd)
 {
 	int i;
+	bool made;
 
-	*cfd = agc_open_file_at(dirfd, coord, 0, NULL);
+	*cfd = create ? open_create(dirfd, coord, &made) : agc_open_file_at(dirfd, coord, 0, NULL);
 	if (*cfd == AGC_ENOTFOUND) {
 		*cfd = -1;
 		return 0;
@@ -315,6 +385,11 @@ static int coord_take(int dirfd, const char *coord, int *cfd)
 	close(*cfd);
 	*cfd = -1;
 	return AGC_EINUSE;
+}
+
+static int coord_take(int dirfd, const char *coord, int *cfd)
+{
+	return coord_take_c(dirfd, coord, false, cfd);
 }
 
 static void coord_release(int cfd)
@@ -363,24 +438,42 @@ int agc_sesslock_probe(int dirfd, const char *coord, const char *name)
 	return fd < 0 ? fd : held ? 1 : 0;
 }
 
-int agc_sesslock_take(int dirfd, const char *coord, const char *name, int *fdp)
+int agc_sesslock_take(int dirfd, const char *coord, const char *name, bool create, int *fdp, bool *created)
 {
 	int cfd, fd, rc;
-	bool held;
+	bool held = false, made = false;
 
 	*fdp = -1;
-	rc = coord_take(dirfd, coord, &cfd);
+	*created = false;
+	rc = coord_take_c(dirfd, coord, create, &cfd);
 	if (rc < 0)
 		return rc;
-	fd = try_lock(dirfd, name, &held);
+	if (create) {
+		fd = open_create(dirfd, name, &made);
+		if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) < 0) {
+			if (errno == EWOULDBLOCK) {
+				held = true;
+			} else {
+				agc_error_errno(-1, errno, "cannot lock '%s'", name);
+				close(fd);
+				fd = -1;
+			}
+		}
+	} else {
+		fd = try_lock(dirfd, name, &held);
+	}
+	if (fd >= 0 && held) {
+		/* another holds it: what this take made goes again (it cannot be ours: made under
+		 * the coordination lock, which a writer takes before its own) */
+		close(fd);
+		coord_release(cfd);
+		return agc_error_set(AGC_EINUSE, "'%s' is locked by another process", name);
+	}
 	coord_release(cfd);
 	if (fd < 0)
 		return fd;
-	if (held) {
-		close(fd);
-		return agc_error_set(AGC_EINUSE, "'%s' is locked by another process", name);
-	}
 	*fdp = fd;
+	*created = made;
 	return 0;
 }
 

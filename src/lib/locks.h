@@ -40,14 +40,17 @@ typedef struct agc_lock_hold {
 	char name[300];        /* MKDIR: the lock dir's name beneath dfd */
 	ino_t ino;             /* MKDIR: the lock dir we made */
 	int64_t at_us;         /* when it was taken (monotonic) */
+	const char *procroot;  /* where the kernel's lock table is read (NULL: /proc) */
 	bool held;
 } agc_lock_hold;
 
 /* Take the lock of the file leaf beneath dfd, whose fd (opened and checked by the caller) is
- * fd; spec NULL is AGC_LOCK_RENAME. dry: only look whether it is held, take nothing. Returns
+ * fd; spec NULL is AGC_LOCK_RENAME. dry: only look whether it is held (a flock in the kernel's
+ * lock table under procroot, which takes nothing; where the table cannot tell, a try that lets
+ * go at once), keep nothing. Returns
  * 0 (taken, or free for a dry run), AGC_EINUSE (held by someone else: error set) or -1. */
 int agc_lock_take(agc_lock_hold *h, const agc_lock_spec *spec, int dfd, const char *leaf, int fd,
-		  bool dry);
+		  bool dry, const char *procroot);
 /* Just before the file is replaced: the hold is still good (refreshed where the kind
  * refreshes). 0, or AGC_EINUSE (lost: error set; nothing to release any more). */
 int agc_lock_keep(agc_lock_hold *h);
@@ -71,6 +74,9 @@ bool agc_lock_mkdir_fresh(int dirfd, const char *name, int64_t stale_ms, int64_t
  * when the table was read, 0 when there is none (another system: probe instead), -1. */
 int agc_flocks_of(const char *procroot, dev_t dev, ino_t ino, void (*cb)(pid_t pid, void *ud), void *ud,
 		  bool *dev_differs);
+/* Whether that table shows every lock: only in the initial pid namespace (the kernel leaves
+ * out locks of processes outside the reader's), as procroot/self/ns/pid tells. */
+bool agc_flocks_complete(const char *procroot);
 
 /* Probe without the kernel's table: under the coordination lock coord (a name in dirfd; taken
  * with LOCK_EX by non-blocking tries, as the agent holds it only briefly; a missing one is not
@@ -80,9 +86,12 @@ int agc_flocks_of(const char *procroot, dev_t dev, ino_t ino, void (*cb)(pid_t p
 int agc_sesslock_probe(int dirfd, const char *coord, const char *name);
 
 /* Take the session lock for a purge: under coord, LOCK_EX|LOCK_NB on name, kept (*fd) until
- * agc_sesslock_release. Returns 0, AGC_ENOTFOUND (no lock file: nothing to hold),
- * AGC_EINUSE (held by another: error set), -1. */
-int agc_sesslock_take(int dirfd, const char *coord, const char *name, int *fd);
+ * agc_sesslock_release. With create, coord and name are made when missing (0644, owned as
+ * dirfd's dir), as the agent makes them, so that an agent resuming the session meanwhile finds
+ * it taken (*created: name was made here). Neither is ever opened through a link, and only a
+ * regular file is locked (R2, R8). Returns 0, AGC_ENOTFOUND (no lock file, without create),
+ * AGC_EINUSE (held by another: error set), -1 (error set: what is there cannot be locked). */
+int agc_sesslock_take(int dirfd, const char *coord, const char *name, bool create, int *fd, bool *created);
 /* Release it; with unlink, under coord, remove name when it is still the file fd locks (as
  * the agent's own release does). Returns 1 when removed, 0 when only released, -1 (error set:
  * released, not removed). */

@@ -268,12 +268,14 @@ static void lock_holder(pid_t pid, void *ud)
 
 /* R5: whoever holds a writer lock of the session (agc_plan_lock) holds the session, also a
  * process whose fds agentgc cannot read. The kernel's lock table says so without taking any
- * lock; where there is none, or it shows the inode on another device (btrfs, overlayfs), a
- * probe under the agent's coordination lock asks, which never makes the agent fail to take
- * its own lock (it takes it only under that lock). Returns the holders added. */
+ * lock; where it cannot tell (no table, a pid namespace that is not the initial one, whose
+ * table leaves out other namespaces' locks, the inode shown on another device: btrfs,
+ * overlayfs), a probe under the agent's coordination lock asks, which never makes the agent
+ * fail to take its own lock (it takes it only under that lock). Returns the holders added. */
 static size_t gate_locks(agc_plan *p, agc_report *r)
 {
 	size_t i, before = r->holders.n;
+	bool complete = p->locks.n && agc_flocks_complete(p->ctx->procroot);
 
 	for (i = 0; i < p->locks.n; i++) {
 		const agc_plan_lock *l = &p->locks.v[i];
@@ -288,7 +290,8 @@ static size_t gate_locks(agc_plan *p, agc_report *r)
 			free(abs);
 			continue; /* the root is noted as unreadable, and so held (R2) */
 		}
-		if (fstatat(rootfd, l->rel, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		/* whatever is there now, through a link too (a look changes nothing) */
+		if (fstatat(rootfd, l->rel, &st, 0) < 0) {
 			if (errno != ENOENT)
 				agc_report_add_holder(r, 0, "cannot inspect the lock", "lock", u.abs);
 			free(abs);
@@ -297,7 +300,9 @@ static size_t gate_locks(agc_plan *p, agc_report *r)
 		rc = agc_flocks_of(p->ctx->procroot, st.st_dev, st.st_ino, lock_holder, &u, &differs);
 		if (rc < 0)
 			agc_report_add_holder(r, 0, agc_error_last(), "lock", u.abs);
-		if (rc == 0 || (differs && !u.n)) {
+		/* (not for a lock that is no regular file: the purge is refused already, and the
+		 * probe opens only a regular file) */
+		if (rc >= 0 && !u.n && !l->bad && (rc == 0 || differs || !complete)) {
 			if (agc_walk_parent(rootfd, l->rel, &dfd, &leaf, &err) != AGC_WALK_OK) {
 				agc_report_add_holder(r, 0, "cannot reach the lock", "lock", u.abs);
 			} else {
@@ -315,45 +320,88 @@ static size_t gate_locks(agc_plan *p, agc_report *r)
 	return r->holders.n - before;
 }
 
-/* Take every writer lock of the plan, after the gate, to hold to the end (agc_plan_lock).
- * One that another process took since the gate is a holder with why "lock": false, the
- * locks taken let go, nothing changed. */
+/* The dir of a lock, rel's parent beneath rootfd, made when missing as the agent makes it
+ * (one level, owned as its parent): a dir fd and the leaf, or -1 (error set). */
+static int lock_dir(int rootfd, const char *rel, const char **leaf)
+{
+	int dfd, err;
+	agc_walk_status ws = agc_walk_parent(rootfd, rel, &dfd, leaf, &err);
+
+	if (ws == AGC_WALK_ENOENT) {
+		const char *slash = strrchr(rel, '/');
+		char dir[512];
+		struct stat pst;
+
+		if (!slash || (size_t)(slash - rel) >= sizeof(dir))
+			return agc_error_set(-1, "cannot reach '%s'", rel);
+		memcpy(dir, rel, (size_t)(slash - rel));
+		dir[slash - rel] = '\0';
+		if (mkdirat(rootfd, dir, 0755) < 0 && errno != EEXIST)
+			return agc_error_errno(-1, errno, "cannot make '%s'", dir);
+		if (geteuid() == 0 && fstat(rootfd, &pst) == 0)
+			(void)fchownat(rootfd, dir, pst.st_uid, pst.st_gid, AT_SYMLINK_NOFOLLOW);
+		ws = agc_walk_parent(rootfd, rel, &dfd, leaf, &err);
+	}
+	if (ws != AGC_WALK_OK)
+		return agc_error_set(-1, "cannot reach '%s': %s", rel, agc_walk_status_name(ws));
+	return dfd;
+}
+
+/* Take every writer lock of the plan, after the gate, to hold to the end (agc_plan_lock); a
+ * lock file that is not there is made, as the agent makes it, so that the agent cannot take
+ * the session back meanwhile. One another process took since the gate is a holder with why
+ * "lock"; one that cannot be taken at all is an error: false either way, the locks taken let
+ * go (those made here removed), nothing else changed. */
 static bool take_locks(agc_plan *p, agc_report *r)
 {
 	size_t i;
 
 	for (i = 0; i < p->locks.n; i++) {
 		agc_plan_lock *l = &p->locks.v[i];
-		int rootfd = agc_plan_rootfd(p, l->root), err, rc;
-		const char *leaf;
+		int rootfd = agc_plan_rootfd(p, l->root), rc = -1;
+		const char *leaf = NULL;
 		char *abs;
 
-		if (rootfd < 0 || agc_walk_parent(rootfd, l->rel, &l->dfd, &leaf, &err) != AGC_WALK_OK) {
-			l->dfd = -1;
-			continue; /* left, and said so by the residual */
-		}
-		rc = agc_sesslock_take(l->dfd, l->coord, leaf, &l->fd);
-		if (rc == 0 || rc == AGC_ENOTFOUND) {
-			if (rc == 0) {
+		l->dfd = rootfd < 0 ? -1 : lock_dir(rootfd, l->rel, &leaf);
+		if (rootfd < 0)
+			agc_error_set(-1, "cannot open the root of '%s'", l->rel);
+		if (l->dfd >= 0) {
+			rc = agc_sesslock_take(l->dfd, l->coord, leaf, true, &l->fd, &l->created);
+			/* the file locked must be the one discovery saw and the gate asked about */
+			if (rc == 0 && !l->absent) {
 				struct stat st;
 
-				/* the file locked must be the one discovery saw and the gate asked about */
 				if (fstat(l->fd, &st) < 0 || st.st_dev != l->dev || st.st_ino != l->ino) {
 					agc_sesslock_release(l->dfd, l->coord, leaf, l->fd, false);
 					l->fd = -1;
 					rc = agc_error_set(AGC_EINUSE, "'%s' was replaced since discovery", leaf);
 				}
 			}
-			if (rc != AGC_EINUSE)
+			if (rc == 0)
 				continue;
 		}
 		abs = agc_plan_abspath(p->roots, l->root, l->rel);
-		agc_report_add_holder(r, 0, agc_error_last(), "lock", abs ? abs : l->rel);
+		if (rc == AGC_EINUSE) {
+			struct stat st;
+			lock_ud u = {p, r, abs ? abs : l->rel, 0};
+			bool differs;
+
+			if (l->dfd >= 0 && fstatat(l->dfd, leaf, &st, 0) == 0)
+				agc_flocks_of(p->ctx->procroot, st.st_dev, st.st_ino, lock_holder, &u, &differs);
+			if (!u.n)
+				agc_report_add_holder(r, 0, agc_error_last(), "lock", u.abs);
+			r->status = AGC_ST_IN_USE;
+		} else {
+			char msg[1024];
+
+			snprintf(msg, sizeof(msg), "cannot take the writer lock '%s': %s", abs ? abs : l->rel, agc_error_last());
+			agc_report_set_error(r, msg);
+		}
 		free(abs);
 		for (i = 0; i < p->locks.n; i++) {
 			l = &p->locks.v[i];
 			if (l->fd >= 0)
-				agc_sesslock_release(l->dfd, l->coord, agc_plan_lock_leaf(l), l->fd, false);
+				agc_sesslock_release(l->dfd, l->coord, agc_plan_lock_leaf(l), l->fd, l->created);
 			l->fd = -1;
 		}
 		return false;
@@ -660,7 +708,11 @@ static void residual(agc_ctx *ctx, size_t agent, agc_plan *before, agc_report *r
 	for (i = 0; i < after.locks.n; i++) {
 		const agc_plan_lock *l = &after.locks.v[i];
 		const char *why = failure_of(fails, l->root, l->rel);
-		char *abs = agc_plan_abspath(after.roots, l->root, l->rel);
+		char *abs;
+
+		if (l->absent || l->bad)
+			continue;
+		abs = agc_plan_abspath(after.roots, l->root, l->rel);
 
 		agc_report_add_item(r, true, "file", abs, NULL, why ? why : "error: still present", l->session, 1, 0,
 				    l->mtime_ms);
@@ -841,6 +893,10 @@ static void list_plan(agc_plan *p, agc_report *r, bool as_residual_links)
 	for (i = 0; i < p->notes.n; i++)
 		agc_report_add_item(r, true, p->notes.v[i].kind, p->notes.v[i].path, NULL, p->notes.v[i].reason,
 				    p->id, 0, 0, 0);
+	/* a dry run says them where the refusal does (after_gate); show lists them */
+	for (i = 0; !as_residual_links && i < p->refusals.n; i++)
+		agc_report_add_item(r, true, p->refusals.v[i].kind, p->refusals.v[i].path, NULL,
+				    p->refusals.v[i].reason, p->id, 0, 0, 0);
 	for (i = 0; i < p->rows.n; i++) {
 		const agc_rowset *rs = &p->rows.v[i];
 		char *abs;
@@ -854,7 +910,11 @@ static void list_plan(agc_plan *p, agc_report *r, bool as_residual_links)
 	/* the writer locks go last, in the release step */
 	for (i = 0; i < p->locks.n; i++) {
 		const agc_plan_lock *l = &p->locks.v[i];
-		char *abs = agc_plan_abspath(p->roots, l->root, l->rel);
+		char *abs;
+
+		if (l->absent || l->bad)
+			continue;
+		abs = agc_plan_abspath(p->roots, l->root, l->rel);
 
 		agc_report_add_item(r, false, "file", abs ? abs : l->rel, NULL, NULL, l->session, 1, 0, l->mtime_ms);
 		free(abs);
@@ -1588,8 +1648,14 @@ static void release_locks(agc_plan *p, agc_report *r, purge_rest *pr)
 
 		if (l->fd < 0)
 			continue;
-		rc = agc_sesslock_release(l->dfd, l->coord, agc_plan_lock_leaf(l), l->fd, !pr->fixable);
+		/* a lock made by the purge itself goes in any case: it was not there before */
+		rc = agc_sesslock_release(l->dfd, l->coord, agc_plan_lock_leaf(l), l->fd, !pr->fixable || l->created);
 		l->fd = -1;
+		if (l->created) {
+			if (rc != 1)
+				note_failure(&pr->fails, l->root, l->rel, agc_strfmt("error: %s", agc_error_last()));
+			continue;
+		}
 		if (rc != 1) {
 			note_failure(&pr->fails, l->root, l->rel,
 				     pr->fixable ? agc_strdup("error: kept until the rest is removed")
@@ -1839,13 +1905,22 @@ static void after_gate(agc_plan *p, int a, agc_report *r, mode m, unsigned flags
 		}
 		return;
 	}
+	if ((m == MODE_PURGE || m == MODE_DRY_RUN) && p->refusals.n) {
+		/* unsafe to begin (agc_plan.refusals): nothing changes, each reason said */
+		for (i = 0; i < p->refusals.n; i++)
+			agc_report_add_item(r, true, p->refusals.v[i].kind, p->refusals.v[i].path, NULL,
+					    p->refusals.v[i].reason, p->id, 0, 0, 0);
+		r->status = m == MODE_DRY_RUN ? AGC_ST_DRY_RUN : AGC_ST_REFUSED;
+		r->dry_exit = 4;
+		return;
+	}
 	if ((m == MODE_PURGE || m == MODE_DRY_RUN) && refuse_forks(p, r, m == MODE_DRY_RUN))
 		return;
 	/* The writer locks, taken now and held to the end (released last, purge_finish); one
 	 * taken by another process since the gate makes the session in use. */
 	if (m == MODE_PURGE && !take_locks(p, r)) {
-		add_hints(r, p);
-		r->status = AGC_ST_IN_USE;
+		if (r->status == AGC_ST_IN_USE)
+			add_hints(r, p);
 		return;
 	}
 	switch (m) {
@@ -2230,6 +2305,11 @@ static bool touches_earlier(const batch *b, size_t k)
 			continue;
 		if (same_ids(p, q))
 			return true;
+		/* a fork that goes earlier in the run no longer blocks this id one at a time */
+		for (x = 0; x < p->forks.n; x++)
+			for (y = 0; y < q->ids.n; y++)
+				if (strcmp(p->forks.v[x], q->ids.v[y]) == 0)
+					return true;
 		for (x = 0; x < p->arts.n; x++)
 			for (y = 0; y < q->arts.n; y++)
 				if (p->arts.v[x].dev == q->arts.v[y].dev && p->arts.v[x].ino == q->arts.v[y].ino)

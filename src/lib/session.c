@@ -66,6 +66,11 @@ void agc_plan_release(agc_plan *p)
 		free(p->notes.v[i].reason);
 	}
 	free(p->notes.v);
+	for (i = 0; i < p->refusals.n; i++) {
+		free(p->refusals.v[i].path);
+		free(p->refusals.v[i].reason);
+	}
+	free(p->refusals.v);
 	for (i = 0; i < p->hints.n; i++) {
 		free(p->hints.v[i].what);
 		free(p->hints.v[i].text);
@@ -338,6 +343,18 @@ int agc_plan_add_note_kind(agc_plan *p, size_t root, const char *rel, const char
 	return n->path && n->reason ? 0 : -1;
 }
 
+int agc_plan_add_refusal(agc_plan *p, size_t root, const char *rel, const char *kind, const char *reason)
+{
+	agc_note *n = AGC_ARRAY_PUSH(&p->refusals, AGC_PLAN_MAX_ITEMS);
+
+	if (!n)
+		return -1;
+	n->path = agc_plan_abspath(p->roots, root, rel);
+	n->reason = agc_strdup(reason);
+	n->kind = kind ? kind : "file";
+	return n->path && n->reason ? 0 : -1;
+}
+
 int agc_plan_add_note(agc_plan *p, size_t root, const char *rel, const char *reason)
 {
 	return agc_plan_add_note_kind(p, root, rel, NULL, reason);
@@ -460,12 +477,23 @@ int agc_plan_add_lock(agc_plan *p, size_t root, const char *rel, const char *coo
 	struct stat st;
 	size_t i;
 
+	bool absent = false, bad = false;
+
 	if (rootfd < 0)
 		return 0; /* the root itself is noted (agc_plan_rootfd) */
-	if (fstatat(rootfd, rel, &st, AT_SYMLINK_NOFOLLOW) < 0)
-		return errno == ENOENT || errno == ENOTDIR ? 0 : agc_plan_add_note(p, root, rel, strerror(errno));
-	if (!S_ISREG(st.st_mode))
-		return agc_plan_add_note(p, root, rel, S_ISLNK(st.st_mode) ? "symlink" : "not a regular file") < 0 ? -1 : 0;
+	memset(&st, 0, sizeof(st));
+	if (fstatat(rootfd, rel, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		if (errno != ENOENT && errno != ENOTDIR)
+			return agc_plan_add_refusal(p, root, rel, "file", strerror(errno)) < 0 ? -1 : 0;
+		absent = true;
+		memset(&st, 0, sizeof(st));
+	} else if (!S_ISREG(st.st_mode)) {
+		/* the agent opens it through a link, and a FIFO can be locked too: what is there
+		 * cannot be held the agent's way, so the purge does not begin (R2, R8) */
+		if (agc_plan_add_refusal(p, root, rel, "file", S_ISLNK(st.st_mode) ? "symlink" : "not a regular file") < 0)
+			return -1;
+		bad = true;
+	}
 	for (i = 0; i < p->locks.n; i++)
 		if (p->locks.v[i].root == root && strcmp(p->locks.v[i].rel, rel) == 0)
 			return 1;
@@ -475,6 +503,8 @@ int agc_plan_add_lock(agc_plan *p, size_t root, const char *rel, const char *coo
 	memset(l, 0, sizeof(*l));
 	l->root = root;
 	l->coord = coord;
+	l->absent = absent;
+	l->bad = bad;
 	l->dev = st.st_dev;
 	l->ino = st.st_ino;
 	l->disk = (uint64_t)st.st_blocks * 512;
@@ -488,7 +518,7 @@ int agc_plan_add_lock(agc_plan *p, size_t root, const char *rel, const char *coo
 		p->locks.n--;
 		return -1;
 	}
-	return 1;
+	return absent || bad ? 0 : 1;
 }
 
 int agc_plan_add_fork(agc_plan *p, const char *id)
@@ -655,8 +685,11 @@ bool agc_plan_empty(const agc_plan *p)
 			return false;
 
 	/* A dir that could not be read may hold the session: that is not "not found". */
-	if (p->arts.n || p->holders.n || p->notes.n || p->locks.n)
+	if (p->arts.n || p->holders.n || p->notes.n || p->refusals.n)
 		return false;
+	for (i = 0; i < p->locks.n; i++)
+		if (!p->locks.v[i].absent)
+			return false;
 	for (i = 0; i < p->lines.n; i++)
 		if (p->lines.v[i].count)
 			return false;

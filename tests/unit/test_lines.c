@@ -2,6 +2,7 @@
  * as Claude's history.jsonl without one session's lines (SPEC R4). Everything happens in a fresh
  * directory under $TMPDIR (agc_test.h): t_dir/root is the root, t_dir/out lies outside it.
  * Children that hold a file open are always killed and reaped. */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
@@ -17,6 +18,7 @@
 #include <string.h>
 #include <strings.h>
 #include <dirent.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -48,6 +50,41 @@
 
 #define HISTORY L_A1 L_B1 L_BAD L_A2 L_EMPTY L_B2 L_B3
 #define HISTORY_WITHOUT_A L_B1 L_BAD L_EMPTY L_B2 L_B3
+
+static const agc_lock_spec flock_lock = {.kind = AGC_LOCK_FLOCK, .tries = 10, .interval_ms = 100};
+
+/* A writer that opens the file just before the rewrite's rename (renameat below), then waits
+ * for the lock and appends this line, as a Codex writer would. */
+#define L_NEW "{\"sessionId\":\"" ID_B "\",\"display\":\"written during the rewrite\"}\n"
+static bool writer_at_rename;
+static pid_t writer = -1;
+
+int renameat(int olddirfd, const char *oldpath, int newdirfd, const char *newpath)
+{
+	static int (*real)(int, const char *, int, const char *);
+	int pfd[2];
+	char c;
+
+	if (!real)
+		real = (int (*)(int, const char *, int, const char *))dlsym(RTLD_NEXT, "renameat");
+	if (writer_at_rename && pipe(pfd) == 0) {
+		writer_at_rename = false;
+		writer = fork();
+		if (writer == 0) {
+			int fd = open(t_path("root/history.jsonl"), O_WRONLY | O_APPEND);
+
+			if (fd < 0 || write(pfd[1], "x", 1) != 1 || flock(fd, LOCK_EX) < 0 ||
+			    write(fd, L_NEW, strlen(L_NEW)) != (ssize_t)strlen(L_NEW))
+				_exit(1);
+			_exit(0);
+		}
+		close(pfd[1]);
+		if (read(pfd[0], &c, 1) != 1)
+			abort();
+		close(pfd[0]);
+	}
+	return real(olddirfd, oldpath, newdirfd, newpath);
+}
 
 static const agc_lock_spec mkdir_lock = {
 	.kind = AGC_LOCK_MKDIR, .suffix = ".lock", .stale_ms = 10000, .hold_ms = 5000, .tries = 4, .interval_ms = 100,
@@ -448,6 +485,27 @@ static void test_lines_rewrite_dry_run(void **state)
 	root_holds("history.jsonl");
 }
 
+/* R4: a flock-guarded file (Codex's history.jsonl): a writer that opened the old file just
+ * before the rename appends after the rewrite lets go; its line is not lost to the unlinked
+ * inode but lands in the file now in its place. */
+static void test_lines_rewrite_flock_writer(void **state)
+{
+	char *ids[1] = {ID_A};
+	agc_lineset ls = history_set("history.jsonl");
+	agc_lines_result res;
+	int st = 0;
+
+	(void)state;
+	t_writes("root/history.jsonl", HISTORY);
+	ls.lock = &flock_lock;
+	writer_at_rename = true;
+	assert_int_equal(agc_lines_rewrite(rootfd, &ls, ids, 1, "/proc", 0, &res), 0);
+	assert_true(res.done);
+	assert_int_equal(waitpid(writer, &st, 0), writer);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	content_is("root/history.jsonl", HISTORY_WITHOUT_A L_NEW);
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 int main(void)
@@ -465,6 +523,7 @@ int main(void)
 		T(test_lines_rewrite_symlink),
 		T(test_lines_rewrite_symlink_dir),
 		T(test_lines_rewrite_dry_run),
+		T(test_lines_rewrite_flock_writer),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -219,11 +219,12 @@ static void test_sesslock_coord_held(void **state)
 static void test_sesslock_take_release(void **state)
 {
 	int fd = -1, other;
+	bool made = true;
 
 	(void)state;
 	touch(".coordination.lock");
 	touch("t.lock");
-	assert_int_equal(agc_sesslock_take(dfd, ".coordination.lock", "t.lock", &fd), 0);
+	assert_int_equal(agc_sesslock_take(dfd, ".coordination.lock", "t.lock", false, &fd, &made), 0);
 	assert_true(fd >= 0);
 	other = open(P("t.lock"), O_RDONLY);
 	assert_true(other >= 0);
@@ -234,12 +235,12 @@ static void test_sesslock_take_release(void **state)
 	assert_int_equal(flock(other, LOCK_EX | LOCK_NB), 0);
 	flock(other, LOCK_UN);
 	close(other);
-	assert_int_equal(agc_sesslock_take(dfd, ".coordination.lock", "t.lock", &fd), 0);
+	assert_int_equal(agc_sesslock_take(dfd, ".coordination.lock", "t.lock", false, &fd, &made), 0);
 	assert_int_equal(agc_sesslock_release(dfd, ".coordination.lock", "t.lock", fd, true), 1);
 	assert_false(exists("t.lock"));
 	assert_true(exists(".coordination.lock"));
 	/* nothing to take */
-	assert_int_equal(agc_sesslock_take(dfd, ".coordination.lock", "t.lock", &fd), AGC_ENOTFOUND);
+	assert_int_equal(agc_sesslock_take(dfd, ".coordination.lock", "t.lock", false, &fd, &made), AGC_ENOTFOUND);
 	assert_false(exists("t.lock"));
 }
 
@@ -247,12 +248,13 @@ static void test_sesslock_take_release(void **state)
 static void test_sesslock_take_held(void **state)
 {
 	int fd = -1;
+	bool made = false;
 
 	(void)state;
 	touch(".coordination.lock");
 	touch("t.lock");
 	hold("t.lock", LOCK_SH);
-	assert_int_equal(agc_sesslock_take(dfd, ".coordination.lock", "t.lock", &fd), AGC_EINUSE);
+	assert_int_equal(agc_sesslock_take(dfd, ".coordination.lock", "t.lock", false, &fd, &made), AGC_EINUSE);
 	assert_int_equal(fd, -1);
 	assert_true(exists("t.lock"));
 }
@@ -262,15 +264,50 @@ static void test_sesslock_take_held(void **state)
 static void test_sesslock_release_replaced(void **state)
 {
 	int fd = -1;
+	bool made = false;
 
 	(void)state;
 	touch(".coordination.lock");
 	touch("t.lock");
-	assert_int_equal(agc_sesslock_take(dfd, ".coordination.lock", "t.lock", &fd), 0);
+	assert_int_equal(agc_sesslock_take(dfd, ".coordination.lock", "t.lock", false, &fd, &made), 0);
 	assert_int_equal(unlink(P("t.lock")), 0);
 	touch("t.lock");
 	assert_int_equal(agc_sesslock_release(dfd, ".coordination.lock", "t.lock", fd, true), 0);
 	assert_true(exists("t.lock"));
+}
+
+/* With create, a missing coordination file and lock file are made (0644) and the lock held,
+ * as the agent would make them; a link or a FIFO in the lock's place is never locked, made
+ * or followed (R2, R8). */
+static void test_sesslock_take_create(void **state)
+{
+	int fd = -1, other;
+	bool made = false;
+	struct stat st;
+
+	(void)state;
+	assert_int_equal(agc_sesslock_take(dfd, ".coordination.lock", "t.lock", true, &fd, &made), 0);
+	assert_true(made);
+	assert_true(exists(".coordination.lock"));
+	assert_int_equal(stat(P("t.lock"), &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+	assert_int_equal(st.st_mode & 0777, 0644);
+	other = open(P("t.lock"), O_RDONLY);
+	assert_int_equal(flock(other, LOCK_EX | LOCK_NB), -1);
+	close(other);
+	assert_int_equal(agc_sesslock_release(dfd, ".coordination.lock", "t.lock", fd, true), 1);
+	assert_false(exists("t.lock"));
+	/* a link: not followed, not replaced */
+	touch("target");
+	assert_int_equal(symlink("target", P("l.lock")), 0);
+	assert_int_equal(agc_sesslock_take(dfd, ".coordination.lock", "l.lock", true, &fd, &made), -1);
+	assert_int_equal(fd, -1);
+	assert_int_equal(lstat(P("l.lock"), &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	/* a FIFO: never opened for the lock */
+	assert_int_equal(mkfifo(P("f.lock"), 0644), 0);
+	assert_int_equal(agc_sesslock_take(dfd, ".coordination.lock", "f.lock", true, &fd, &made), -1);
+	assert_int_equal(fd, -1);
 }
 
 /* The FLOCK kind of shared files: held by another, the take fails after its tries; a dry run
@@ -286,15 +323,15 @@ static void test_lock_kind_flock(void **state)
 	fd = open(P("history.jsonl"), O_RDONLY);
 	assert_true(fd >= 0);
 	hold("history.jsonl", LOCK_EX);
-	assert_int_equal(agc_lock_take(&h, &spec, dfd, "history.jsonl", fd, false), AGC_EINUSE);
+	assert_int_equal(agc_lock_take(&h, &spec, dfd, "history.jsonl", fd, false, "/proc"), AGC_EINUSE);
 	assert_false(h.held);
 	let_go();
-	assert_int_equal(agc_lock_take(&h, &spec, dfd, "history.jsonl", fd, true), 0);
+	assert_int_equal(agc_lock_take(&h, &spec, dfd, "history.jsonl", fd, true, "/proc"), 0);
 	assert_false(h.held);
 	other = open(P("history.jsonl"), O_RDONLY);
 	assert_int_equal(flock(other, LOCK_EX | LOCK_NB), 0);
 	flock(other, LOCK_UN);
-	assert_int_equal(agc_lock_take(&h, &spec, dfd, "history.jsonl", fd, false), 0);
+	assert_int_equal(agc_lock_take(&h, &spec, dfd, "history.jsonl", fd, false, "/proc"), 0);
 	assert_true(h.held);
 	assert_int_equal(agc_lock_keep(&h), 0);
 	assert_int_equal(flock(other, LOCK_EX | LOCK_NB), -1);
@@ -313,14 +350,14 @@ static void test_lock_kind_mkdir(void **state)
 
 	(void)state;
 	touch("f");
-	assert_int_equal(agc_lock_take(&h, &spec, dfd, "f", -1, false), 0);
+	assert_int_equal(agc_lock_take(&h, &spec, dfd, "f", -1, false, "/proc"), 0);
 	assert_true(exists("f.lk"));
-	assert_int_equal(agc_lock_take(&h2, &spec, dfd, "f", -1, false), AGC_EINUSE);
+	assert_int_equal(agc_lock_take(&h2, &spec, dfd, "f", -1, false, "/proc"), AGC_EINUSE);
 	assert_int_equal(agc_lock_keep(&h), 0);
 	agc_lock_release(&h);
 	assert_false(exists("f.lk"));
 	/* the RENAME kind takes nothing */
-	assert_int_equal(agc_lock_take(&h, NULL, dfd, "f", -1, false), 0);
+	assert_int_equal(agc_lock_take(&h, NULL, dfd, "f", -1, false, "/proc"), 0);
 	assert_false(h.held);
 }
 
@@ -334,6 +371,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_sesslock_take_release, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sesslock_take_held, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sesslock_release_replaced, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sesslock_take_create, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lock_kind_flock, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lock_kind_mkdir, setup, teardown),
 	};

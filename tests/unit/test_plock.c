@@ -109,9 +109,16 @@ static int discover_one(agc_plan *p, const char *id)
 	return fake_forks(p, id);
 }
 
+/* run after discovery, before the gate: a writer arriving meanwhile */
+static void (*after_discover)(const char *id);
+
 static int fake_discover(agc_plan *p)
 {
-	return discover_one(p, p->id);
+	int rc = discover_one(p, p->id);
+
+	if (rc == 0 && after_discover && !p->again)
+		after_discover(p->id);
+	return rc;
 }
 
 static int fake_list(agc_ctx *ctx, const agc_rootset *rs, const agc_ls_opts *opts, agc_ls_sink *sink)
@@ -333,23 +340,137 @@ static void test_dry_run_lists_lock(void **state)
 	agc_report_free(r);
 }
 
-/* A FIFO in the lock's place is never opened (R8): left, and said so. */
-static void test_lock_fifo(void **state)
+/* A FIFO or a link in the lock's place cannot be held the agent's way (the agent opens the
+ * lock through a link, and a FIFO can be locked too): the purge is refused, nothing changed,
+ * the lock named (R2, R8); a dry run says the same. */
+static void test_lock_not_regular(void **state)
 {
 	agc_report *r = NULL;
-	size_t i;
+	size_t i, k;
 	bool said = false;
 
 	(void)state;
+	for (k = 0; k < 2; k++) {
+		put("s/one.rec", "x");
+		if (k == 0) {
+			assert_int_equal(mkfifo(P("locks/one.lock"), 0644), 0);
+		} else {
+			put("elsewhere.lock", "");
+			assert_int_equal(symlink("../elsewhere.lock", P("locks/one.lock")), 0);
+		}
+		assert_int_equal(agc_purge(ctx, "fake", "one", 0, &r), 0);
+		assert_int_equal(agc_report_status(r), AGC_ST_REFUSED);
+		assert_int_equal(agc_report_exit(r), 4);
+		said = false;
+		for (i = 0; i < agc_report_residual_count(r); i++)
+			said |= strcmp(agc_report_residual(r, i)->path, P("locks/one.lock")) == 0 &&
+				strcmp(agc_report_residual(r, i)->reason, k ? "symlink" : "not a regular file") == 0;
+		assert_true(said);
+		assert_true(exists("locks/one.lock"));
+		assert_true(exists("s/one.rec"));
+		agc_report_free(r);
+		assert_int_equal(agc_purge(ctx, "fake", "one", AGC_PURGE_DRY_RUN, &r), 0);
+		assert_int_equal(agc_report_exit(r), 4);
+		agc_report_free(r);
+		assert_int_equal(unlink(P("locks/one.lock")), 0);
+	}
+}
+
+/* A link to the lock, held through it: in-use sees the holder through the link. */
+static void test_lock_link_held(void **state)
+{
+	agc_report *r = NULL;
+
+	(void)state;
 	put("s/one.rec", "x");
-	assert_int_equal(mkfifo(P("locks/one.lock"), 0644), 0);
+	put("elsewhere.lock", "");
+	assert_int_equal(symlink("../elsewhere.lock", P("locks/one.lock")), 0);
+	hold("elsewhere.lock", LOCK_EX);
+	assert_int_equal(agc_in_use(ctx, "fake", "one", &r), 0);
+	assert_int_equal(agc_report_status(r), AGC_ST_IN_USE);
+	assert_string_equal(agc_report_holder(r, 0)->why, "lock");
+	agc_report_free(r);
 	assert_int_equal(agc_purge(ctx, "fake", "one", 0, &r), 0);
-	assert_int_equal(agc_report_exit(r), 3);
-	for (i = 0; i < agc_report_residual_count(r); i++)
-		said |= strcmp(agc_report_residual(r, i)->path, P("locks/one.lock")) == 0;
-	assert_true(said);
+	assert_int_equal(agc_report_exit(r), 4);
+	assert_true(exists("s/one.rec"));
+	agc_report_free(r);
+}
+
+static void writer_arrives(const char *id)
+{
+	char rel[64];
+
+	snprintf(rel, sizeof(rel), "locks/%s.lock", id);
+	put(rel, "");
+	hold(rel, LOCK_EX);
+}
+
+/* No lock file at discovery (the writer's clean exit removed it): a writer that takes it
+ * before the gate makes the session in use, nothing removed. */
+static void test_lock_arrives(void **state)
+{
+	agc_report *r = NULL;
+
+	(void)state;
+	put("s/one.rec", "x");
+	after_discover = writer_arrives;
+	assert_int_equal(agc_purge(ctx, "fake", "one", 0, &r), 0);
+	after_discover = NULL;
+	assert_int_equal(agc_report_status(r), AGC_ST_IN_USE);
+	assert_string_equal(agc_report_holder(r, 0)->why, "lock");
+	assert_true(exists("s/one.rec"));
 	assert_true(exists("locks/one.lock"));
 	agc_report_free(r);
+}
+
+/* No lock file and no lock dir at all: the purge makes both and the coordination file as the
+ * agent would, holds the lock while it removes, and removes the lock it made (not reported:
+ * it was not the session's); the dir and the coordination file stay, the agent's own. */
+static void test_lock_made(void **state)
+{
+	agc_report *r = NULL;
+	size_t i;
+
+	(void)state;
+	put("s/one.rec", "x");
+	assert_int_equal(system("rm -rf -- \"$TMPDIR\"/agc-test-plock-*/fake/locks"), 0);
+	assert_false(exists("locks"));
+	assert_int_equal(agc_purge(ctx, "fake", "one", 0, &r), 0);
+	assert_int_equal(agc_report_status(r), AGC_ST_PURGED);
+	assert_false(exists("s/one.rec"));
+	assert_false(exists("locks/one.lock"));
+	assert_true(exists("locks/.coordination.lock"));
+	for (i = 0; i < agc_report_removed_count(r); i++)
+		assert_null(strstr(agc_report_removed(r, i)->path, "one.lock"));
+	agc_report_free(r);
+	/* nothing else of it: not found */
+	assert_int_equal(agc_purge(ctx, "fake", "one", 0, &r), 0);
+	assert_int_equal(agc_report_status(r), AGC_ST_NOT_FOUND);
+	agc_report_free(r);
+}
+
+/* A lock table that leaves the holder out (another pid namespace's locks are not listed):
+ * where the table is not known to be complete, the probe finds the holder. */
+static void test_lock_table_incomplete(void **state)
+{
+	agc_report *r = NULL;
+	char proc[PATH_MAX];
+
+	(void)state;
+	t_mkdir("proc");
+	t_writes("proc/locks", "");
+	snprintf(proc, sizeof(proc), "%s", t_path("proc"));
+	assert_int_equal(make_ctx(proc), 0);
+	put("s/one.rec", "x");
+	put("locks/one.lock", "");
+	hold("locks/one.lock", LOCK_EX);
+	assert_int_equal(agc_in_use(ctx, "fake", "one", &r), 0);
+	assert_int_equal(agc_report_status(r), AGC_ST_IN_USE);
+	agc_report_free(r);
+	assert_int_equal(agc_purge(ctx, "fake", "one", AGC_PURGE_DRY_RUN, &r), 0);
+	assert_int_equal(agc_report_exit(r), 4);
+	agc_report_free(r);
+	assert_true(exists("s/one.rec"));
 }
 
 /* A surviving fork reads the session: refused, reason fork, the fork named, nothing changed
@@ -420,6 +541,25 @@ static void test_many_locks(void **state)
 	agc_report_free(out[1]);
 }
 
+/* Many ids where a fork goes before what it reads: as one at a time, both go. */
+static void test_many_fork_first(void **state)
+{
+	const char *ids[] = {"two", "one"};
+	agc_report *out[2] = {0};
+
+	(void)state;
+	put("s/one.rec", "x");
+	put("s/two.rec", "y");
+	put("s/two.of", "one");
+	assert_int_equal(agc_purge_many(ctx, "fake", ids, 2, 0, out), 0);
+	assert_int_equal(agc_report_status(out[0]), AGC_ST_PURGED);
+	assert_int_equal(agc_report_status(out[1]), AGC_ST_PURGED);
+	assert_false(exists("s/one.rec"));
+	assert_false(exists("s/two.rec"));
+	agc_report_free(out[0]);
+	agc_report_free(out[1]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -428,9 +568,14 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_purge_held_lock_probe, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_purge_stale_lock_only, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dry_run_lists_lock, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_lock_fifo, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_lock_not_regular, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_lock_link_held, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_lock_arrives, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_lock_made, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_lock_table_incomplete, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_forks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_many_locks, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_many_fork_first, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
