@@ -166,6 +166,11 @@ static void print_children(const agc_report *r)
 		cli_text(stdout, agc_report_child(r, i), CLI_TEXT_LINE);
 		putchar('\n');
 	}
+	for (size_t i = 0; i < agc_report_fork_count(r); i++) {
+		printf("  read by fork ");
+		cli_text(stdout, agc_report_fork(r, i), CLI_TEXT_LINE);
+		putchar('\n');
+	}
 }
 
 /* A purge of several ids: what each came to, for the progress line and the summary. */
@@ -315,6 +320,11 @@ static int one(cli *c, const char *what, const char *agent, const char *id, unsi
 					print_holders(c, r, stdout);
 				}
 				print_items(c, r, true, "");
+				for (size_t i = 0; !c->quiet && i < agc_report_fork_count(r); i++) {
+					printf("  read by fork ");
+					cli_text(stdout, agc_report_fork(r, i), CLI_TEXT_LINE);
+					putchar('\n');
+				}
 			} else {
 				print_head(c, r, agc_status_name(st),
 					   st == AGC_ST_PURGED ? "\033[32m" : st == AGC_ST_PARTIAL ? "\033[33m" : "\033[1m");
@@ -432,8 +442,9 @@ const cli_opt cli_purge_opts[] = {
 	{"scrub", OPT_SCRUB, 0, NULL, "then rebuild (VACUUM) every database rows were deleted\n"
 				      "from, so no older copy survives in its pages; a database\n"
 				      "another process holds, or without room, is left (exit 3)"},
-	{"with-forks", OPT_WITH_FORKS, 0, NULL, "not supported yet: no agent with forks (Codex) is\n"
-						"supported"},
+	{"with-forks", OPT_WITH_FORKS, 0, NULL, "also purge the forks that read the session's history\n"
+						"(and their forks); without it such a session is refused\n"
+						"(exit 4)"},
 	{NULL, 0, 0, NULL, NULL},
 };
 
@@ -451,9 +462,8 @@ static int purge_opt(cli *c, int key, const char *v, void *ud)
 		*flags |= AGC_PURGE_SCRUB;
 		return 0;
 	case OPT_WITH_FORKS:
-		/* never accepted and ignored: refused until an agent with forks lands */
-		return cli_usage("purge", "--with-forks is not supported yet: no agent with forks (Codex) "
-					  "is supported");
+		*flags |= AGC_PURGE_WITH_FORKS;
+		return 0;
 	}
 	return -1;
 }

@@ -5,10 +5,12 @@
 #include "core.h"
 
 extern const agc_adapter agc_adapter_claude;
+extern const agc_adapter agc_adapter_codex;
 extern const agc_adapter agc_adapter_opencode;
 
 const agc_adapter *const agc_adapter_table[] = {
 	&agc_adapter_claude,
+	&agc_adapter_codex,
 	&agc_adapter_opencode,
 	NULL,
 };

@@ -285,7 +285,6 @@ static const struct {
 	const char *name;
 	unsigned bit;
 } planned[] = {
-	{"codex", AGC_AGENT_CODEX},
 	{"cursor", AGC_AGENT_CURSOR},
 };
 

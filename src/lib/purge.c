@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -1321,12 +1322,29 @@ static bool db_deleted(const agc_plan *p, const txn *t, size_t d)
 
 /* After everything: fold the WAL back into the database and truncate it without waiting for
  * readers, so deleted text does not stay in the WAL (R6). Returns false when it could not. */
+#define CKPT_TRIES 10
+#define CKPT_WAIT_MS 50
+
 static bool checkpoint_one(agc_plan *p, agc_report *r, sqlite3 *db, size_t d)
 {
-	int log = 0, done = 0, rc;
+	int log = 0, done = 0, rc = SQLITE_OK;
 
+	int tries;
+
+	/* Without waiting for writers (an idle reader does not stop it); a reader mid-transaction
+	 * makes it busy: a few short tries, then the WAL is residual in-use (a rerun or --scrub
+	 * finishes). */
 	sqlite3_busy_timeout(db, 0);
-	rc = sqlite3_wal_checkpoint_v2(db, NULL, SQLITE_CHECKPOINT_TRUNCATE, &log, &done);
+	for (tries = 0; tries < CKPT_TRIES; tries++) {
+		rc = sqlite3_wal_checkpoint_v2(db, NULL, SQLITE_CHECKPOINT_TRUNCATE, &log, &done);
+		if (rc != SQLITE_BUSY && rc != SQLITE_LOCKED)
+			break;
+		if (tries + 1 < CKPT_TRIES) {
+			struct timespec ts = {0, CKPT_WAIT_MS * 1000000L};
+
+			nanosleep(&ts, NULL);
+		}
+	}
 	sqlite3_busy_timeout(db, AGC_DB_BUSY_MS);
 	if (rc != SQLITE_OK) {
 		char *abs = agc_plan_abspath(p->roots, p->dbs.v[d].root, p->dbs.v[d].rel);
@@ -1999,6 +2017,7 @@ typedef enum reason_class {
 	RC_FREE_SPACE,
 	RC_AMBIGUOUS,
 	RC_PARENT,   /* a sub-agent: it goes with its parent, whose purge its own hint names */
+	RC_FORK,     /* read by a surviving fork (SPEC "Relations") */
 	RC_ERROR,
 	RC_KEPT,     /* after RC_ERROR: what was kept is kept because of that */
 	RC_N,
@@ -2028,6 +2047,8 @@ static reason_class classify(const char *why)
 		return RC_AMBIGUOUS;
 	if (strcmp(why, "parent") == 0)
 		return RC_PARENT;
+	if (strcmp(why, "fork") == 0)
+		return RC_FORK;
 	/* R8: a FIFO, a device or a socket where a file is expected is never opened */
 	if (strstr(why, "not a regular file"))
 		return RC_NOT_REGULAR;
@@ -2178,6 +2199,17 @@ static void reason_hints(agc_report *r)
 		case RC_PARENT:
 			/* the refusal's own hint says which purge removes it: never "run it again" */
 			continue;
+		case RC_FORK: {
+			char forks[512] = "";
+			size_t f, o = 0;
+
+			for (f = 0; f < r->forks.n && o + 2 < sizeof(forks); f++)
+				o += (size_t)snprintf(forks + o, sizeof(forks) - o, "%s'%s'", f ? ", " : "", r->forks.v[f]);
+			h = agc_strfmt("nothing changed: %s reads this session's history (a fork): purge %s first, or "
+				       "purge with --with-forks to remove %s too",
+				       forks, r->forks.n > 1 ? "them" : "it", r->forks.n > 1 ? "them" : "it");
+			break;
+		}
 		case RC_KEPT:
 			h = agc_strfmt("'%s'%s was kept on purpose, so that a rerun finds the session again: "
 				       "once what failed is fixed, run the same purge again",

@@ -1,0 +1,1649 @@
+/* Codex CLI (formats/codex.md): a thread's rollout in the Codex home (sessions/YYYY/MM/DD/ or
+ * archived_sessions/, .jsonl or .jsonl.zst), its rows in every database of the SQLite home
+ * (found by introspection, version suffixes not assumed), its side files (the writer lock,
+ * shell snapshots, the TUI marker), its lines of session_index.jsonl and history.jsonl, and
+ * its spawn closure (sub-agents, by thread_spawn_edges and by parent_thread_id in line 0).
+ * A thread that a surviving fork reads (history_base, a leading rollout_reference line) is
+ * refused unless the forks go too. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "core.h"
+#include "db.h"
+#include "error.h"
+#include "json.h"
+#include "session.h"
+#include "toml.h"
+#include "zlines.h"
+
+enum { R_HOME = 0, R_SQLITE = 1 };
+
+#define CX_COORD ".coordination.lock"
+#define CX_LINE0_MAX ((size_t)4 << 20)   /* line 0 is 21-27 KB; a bound far above it */
+#define CX_DIR_MAX 100000                /* entries of one dir of the date tree looked at */
+#define CX_DEPTH_MAX 64                  /* spawn and fork depth followed */
+#define CX_INDEX_MAX ((size_t)1 << 22)   /* rollouts of one home */
+
+static int cx_id(const char *in, char *out)
+{
+	return agc_id_uuid(in, out);
+}
+
+static bool cx_id_whole(const char *id)
+{
+	return strlen(id) == AGC_UUID_LEN;
+}
+
+/* ---- roots --------------------------------------------------------------------------------- */
+
+/* The SQLite home: config.toml's top-level sqlite_home (relative to the Codex home), then
+ * $CODEX_SQLITE_HOME (the caller's own home only), then the Codex home (formats/codex.md §1). */
+static int cx_roots(agc_ctx *ctx, agc_rootset *rs)
+{
+	const char *env = agc_ctx_env(ctx, "CODEX_HOME"), *qenv, *qsrc;
+	char *home = env ? agc_strdup(env) : agc_strfmt("%s/.codex", ctx->home);
+	char *q = NULL;
+	int hfd, fd, rc;
+
+	if (!home)
+		return -1;
+	rc = agc_rootset_add(rs, "home", home, env ? "$CODEX_HOME" : "default");
+	if (rc < 0) {
+		free(home);
+		return -1;
+	}
+	qsrc = NULL;
+	hfd = open(home, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (hfd >= 0) {
+		fd = agc_open_file_at(hfd, "config.toml", 0, NULL);
+		if (fd >= 0) {
+			rc = agc_toml_top_string_fd(fd, "config.toml", "sqlite_home", &q);
+			close(fd);
+			if (rc < 0)
+				qsrc = "default (config.toml could not be read)";
+			else if (rc == 1 && !*q) {
+				free(q);
+				q = NULL;
+			} else if (rc == 1) {
+				qsrc = "config.toml sqlite_home";
+				if (q[0] != '/') {
+					char *abs = agc_strfmt("%s/%s", home, q);
+
+					free(q);
+					q = abs;
+				}
+			}
+		} else if (fd != AGC_ENOTFOUND) {
+			qsrc = "default (config.toml could not be read)";
+		}
+		close(hfd);
+	}
+	if (!q && !qsrc && (qenv = agc_ctx_env(ctx, "CODEX_SQLITE_HOME"))) {
+		q = agc_strdup(qenv);
+		qsrc = "$CODEX_SQLITE_HOME";
+	}
+	if (!q) {
+		q = agc_strdup(home);
+		if (!qsrc)
+			qsrc = "the Codex home";
+	}
+	free(home);
+	if (!q)
+		return -1;
+	rc = agc_rootset_add(rs, "sqlite", q, qsrc);
+	free(q);
+	return rc < 0 ? -1 : 0;
+}
+
+/* ---- names --------------------------------------------------------------------------------- */
+
+static bool digits(const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+	return s[n] == '\0';
+}
+
+/* rollout-YYYY-MM-DDThh-mm-ss-<uuid>.jsonl[.zst] (formats/codex.md §6): the uuid (canonical)
+ * into id, and whether it is compressed. */
+static bool rollout_name(const char *name, char *id, bool *zst)
+{
+	size_t n = strlen(name), base;
+	char tmp[AGC_UUID_LEN + 1];
+	static const char pat[] = "rollout-0000-00-00T00-00-00-";
+	size_t i;
+
+	if (n >= 6 && strcmp(name + n - 4, ".zst") == 0) {
+		*zst = true;
+		n -= 4;
+	} else {
+		*zst = false;
+	}
+	if (n < 6 || strncmp(name + n - 6, ".jsonl", 6) != 0)
+		return false;
+	base = sizeof(pat) - 1;
+	if (n - 6 != base + AGC_UUID_LEN)
+		return false;
+	for (i = 0; i < base; i++)
+		if (pat[i] == '0' ? (name[i] < '0' || name[i] > '9') : name[i] != pat[i])
+			return false;
+	memcpy(tmp, name + base, AGC_UUID_LEN);
+	tmp[AGC_UUID_LEN] = '\0';
+	return agc_id_uuid(tmp, id) == 0 && strcmp(tmp, id) == 0;
+}
+
+/* <id>.<digits>.sh: a shell snapshot of exactly that thread (never a prefix twin). */
+static bool snapshot_of(const char *name, const char *id)
+{
+	size_t il = strlen(id), n = strlen(name), k;
+
+	if (n < il + 5 || strncmp(name, id, il) != 0 || name[il] != '.' || strcmp(name + n - 3, ".sh") != 0)
+		return false;
+	for (k = il + 1; k < n - 3; k++)
+		if (name[k] < '0' || name[k] > '9')
+			return false;
+	return n - 3 > il + 1;
+}
+
+/* ---- the rollouts and their first lines ----------------------------------------------------- */
+
+typedef struct rollout {
+	char *rel;          /* beneath the Codex home */
+	char id[AGC_ID_MAX];
+	bool zst, archived;
+	struct stat st;
+	/* line 0 (and a leading rollout_reference line) */
+	bool read;
+	char *err;          /* its first line could not be read: why */
+	char *parent;       /* parent_thread_id */
+	char *base;         /* the thread whose rollout it reads (history_base, rollout_reference) */
+	char *cwd;
+	char *subagent;     /* thread_source "subagent": the parent it names, else NULL */
+	int64_t created_ms;
+} rollout;
+
+/* A dir the index listed, as it was: the index is reused (a run of many ids) only while every
+ * one is unchanged. */
+typedef struct dirkey {
+	char *rel;
+	ino_t ino;
+	int64_t mtime_ns, ctime_ns;
+} dirkey;
+
+typedef struct index {
+	rollout *v;
+	size_t n, cap;
+	struct { dirkey *v; size_t n, cap; } dirs;
+	bool sorted;
+} index_t;
+
+static int64_t ns_of(const struct timespec *t)
+{
+	return (int64_t)t->tv_sec * 1000000000 + t->tv_nsec;
+}
+
+static int dirkey_add(index_t *x, const char *rel, int fd)
+{
+	struct stat st;
+	dirkey *k;
+
+	if (fstat(fd, &st) < 0)
+		return 0; /* not kept: the index is then never reused */
+	k = AGC_ARRAY_PUSH(&x->dirs, CX_INDEX_MAX);
+	if (!k || !(k->rel = agc_strdup(rel))) {
+		if (k)
+			x->dirs.n--;
+		return -1;
+	}
+	k->ino = st.st_ino;
+	k->mtime_ns = ns_of(&st.st_mtim);
+	k->ctime_ns = ns_of(&st.st_ctim);
+	return 0;
+}
+
+/* rel was not there: the index is kept only while it is still not there. */
+static int dirkey_absent(index_t *x, const char *rel)
+{
+	dirkey *k = AGC_ARRAY_PUSH(&x->dirs, CX_INDEX_MAX);
+
+	if (!k || !(k->rel = agc_strdup(rel))) {
+		if (k)
+			x->dirs.n--;
+		return -1;
+	}
+	k->ino = 0;
+	k->mtime_ns = k->ctime_ns = 0;
+	return 0;
+}
+
+/* Every dir listed is as it was (and the tree has no dir it did not list: a new date dir
+ * changes its parent's times). */
+static bool index_fresh(const index_t *x, int homefd)
+{
+	size_t i;
+
+	if (!x->sorted || !x->dirs.n)
+		return false;
+	for (i = 0; i < x->dirs.n; i++) {
+		struct stat st;
+		const dirkey *k = &x->dirs.v[i];
+
+		if (fstatat(homefd, k->rel, &st, 0) < 0) {
+			if (k->ino == 0 && errno == ENOENT)
+				continue;
+			return false;
+		}
+		if (st.st_ino != k->ino || ns_of(&st.st_mtim) != k->mtime_ns || ns_of(&st.st_ctim) != k->ctime_ns)
+			return false;
+	}
+	return true;
+}
+
+static void rollout_release(rollout *r)
+{
+	free(r->rel);
+	free(r->err);
+	free(r->parent);
+	free(r->base);
+	free(r->cwd);
+	free(r->subagent);
+}
+
+static void index_release(index_t *x)
+{
+	size_t i;
+
+	for (i = 0; i < x->n; i++)
+		rollout_release(&x->v[i]);
+	free(x->v);
+	for (i = 0; i < x->dirs.n; i++)
+		free(x->dirs.v[i].rel);
+	free(x->dirs.v);
+	memset(x, 0, sizeof(*x));
+}
+
+static int rollout_cmp(const void *a, const void *b)
+{
+	const rollout *x = a, *y = b;
+	int c = strcmp(x->id, y->id);
+
+	/* a plain file first (it wins over its .zst twin: formats/codex.md §2), then by path */
+	return c ? c : x->zst != y->zst ? (x->zst ? 1 : -1) : strcmp(x->rel, y->rel);
+}
+
+/* Reading a dir of the tree failed: said to whoever builds the index. */
+typedef void (*index_warn)(void *ud, const char *rel, const char *why);
+
+static int index_add(index_t *x, const char *rel, const char *id, bool zst, bool archived, const struct stat *st)
+{
+	rollout *r = AGC_ARRAY_PUSH(x, CX_INDEX_MAX);
+
+	if (!r)
+		return -1;
+	memset(r, 0, sizeof(*r));
+	r->rel = agc_strdup(rel);
+	if (!r->rel) {
+		x->n--;
+		return -1;
+	}
+	snprintf(r->id, sizeof(r->id), "%s", id);
+	r->zst = zst;
+	r->archived = archived;
+	r->st = *st;
+	return 0;
+}
+
+/* The rollouts of one dir (rel beneath homefd): regular files only; a dir is looked into
+ * through a link (to find and report: such files are never removed, agc_plan_add_art marks
+ * them), a FIFO or device is never opened. */
+static int index_dir(index_t *x, int homefd, const char *rel, bool archived, index_warn warn, void *ud)
+{
+	DIR *d = agc_dir_at(homefd, rel);
+	struct dirent *e;
+	size_t seen = 0;
+	int rc = 0, dfd;
+
+	if (!d) {
+		if (errno != ENOENT && errno != ENOTDIR) {
+			warn(ud, rel, strerror(errno));
+			return 0;
+		}
+		return dirkey_absent(x, rel);
+	}
+	dfd = dirfd(d);
+	rc = dirkey_add(x, rel, dfd);
+	errno = 0;
+	while (rc == 0 && (e = readdir(d))) {
+		char id[AGC_ID_MAX], *r;
+		bool zst;
+		struct stat st;
+
+		if (++seen > CX_DIR_MAX) {
+			warn(ud, rel, "too many entries");
+			break;
+		}
+		if (!rollout_name(e->d_name, id, &zst))
+			continue;
+		if (fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
+			continue;
+		r = agc_strfmt("%s/%s", rel, e->d_name);
+		rc = r ? index_add(x, r, id, zst, archived, &st) : -1;
+		free(r);
+		errno = 0;
+	}
+	if (rc == 0 && errno)
+		warn(ud, rel, strerror(errno));
+	closedir(d);
+	return rc;
+}
+
+/* Every rollout of the home: sessions/YYYY/MM/DD/ (scanned: the local-time dirs are never
+ * computed) and the flat archived_sessions/. */
+static int index_build(index_t *x, int homefd, index_warn warn, void *ud)
+{
+	static const size_t len[3] = {4, 2, 2};
+	char rel[4][320];
+	DIR *d[3] = {0};
+	struct dirent *e;
+	int level = 0, rc = 0;
+
+	rc = index_dir(x, homefd, "archived_sessions", true, warn, ud);
+	d[0] = agc_dir_at(homefd, "sessions");
+	if (!d[0] && errno != ENOENT && errno != ENOTDIR)
+		warn(ud, "sessions", strerror(errno));
+	snprintf(rel[0], sizeof(rel[0]), "sessions");
+	if (rc == 0 && d[0])
+		rc = dirkey_add(x, rel[0], dirfd(d[0]));
+	else if (rc == 0)
+		rc = dirkey_absent(x, "sessions");
+	while (rc == 0 && level >= 0 && d[0]) {
+		errno = 0;
+		e = readdir(d[level]);
+		if (!e) {
+			if (errno)
+				warn(ud, rel[level], strerror(errno));
+			closedir(d[level]);
+			d[level] = NULL;
+			level--;
+			continue;
+		}
+		if (strlen(e->d_name) != len[level] || !digits(e->d_name, len[level]))
+			continue;
+		if (level == 2) {
+			char leaf[640];
+
+			snprintf(leaf, sizeof(leaf), "%s/%s", rel[2], e->d_name);
+			rc = index_dir(x, homefd, leaf, false, warn, ud);
+			continue;
+		}
+		{
+			char next[sizeof(rel[0])];
+
+			snprintf(next, sizeof(next), "%s/%s", rel[level], e->d_name);
+			memcpy(rel[level + 1], next, sizeof(next));
+		}
+		d[level + 1] = agc_dir_at(homefd, rel[level + 1]);
+		if (!d[level + 1]) {
+			if (errno != ENOENT && errno != ENOTDIR)
+				warn(ud, rel[level + 1], strerror(errno));
+			continue;
+		}
+		rc = dirkey_add(x, rel[level + 1], dirfd(d[level + 1]));
+		level++;
+	}
+	for (level = 0; level < 3; level++)
+		if (d[level])
+			closedir(d[level]);
+	if (rc == 0 && x->n > 1)
+		qsort(x->v, x->n, sizeof(*x->v), rollout_cmp);
+	x->sorted = true;
+	return rc;
+}
+
+static char *json_dup(const json_t *o, const char *key)
+{
+	const char *s = agc_json_str(o, key);
+
+	return s ? agc_strdup(s) : NULL;
+}
+
+/* A thread id named in agent data: only an id of the grammar, canonical (R1). */
+static char *id_dup(const json_t *o, const char *key)
+{
+	const char *s = agc_json_str(o, key);
+	char id[AGC_ID_MAX];
+
+	return s && agc_id_uuid(s, id) == 0 ? agc_strdup(id) : NULL;
+}
+
+/* Line 0 (session_meta) and, when it is one, a rollout_reference line after it. */
+static void rollout_read(rollout *r, int homefd)
+{
+	agc_zlines *zl = NULL;
+	agc_zline ln;
+	json_t *j = NULL;
+	int fd, k;
+
+	if (r->read)
+		return;
+	r->read = true;
+	fd = agc_open_file_at(homefd, r->rel, 0, NULL);
+	if (fd < 0) {
+		r->err = agc_strdup(agc_error_last());
+		return;
+	}
+	if (agc_zlines_open(&zl, fd, r->rel, CX_LINE0_MAX, 0) < 0) {
+		r->err = agc_strdup(agc_error_last());
+		close(fd);
+		return;
+	}
+	for (k = 0; k < 2; k++) {
+		const json_t *pl;
+		const char *type;
+		int nrc = agc_zlines_next(zl, &ln);
+
+		if (nrc <= 0) {
+			if (k == 0)
+				r->err = agc_strdup(nrc < 0 ? agc_error_last() : "empty rollout");
+			break;
+		}
+		if (ln.flags & AGC_ZLINE_TOOLONG) {
+			if (k == 0)
+				r->err = agc_strdup("its first line is too long");
+			break;
+		}
+		j = agc_json_parse(ln.ptr, ln.len);
+		type = j ? agc_json_str(j, "type") : NULL;
+		pl = j ? json_object_get(j, "payload") : NULL;
+		if (k == 0) {
+			const json_t *hb, *src;
+
+			if (!type || strcmp(type, "session_meta") != 0 || !json_is_object(pl)) {
+				r->err = agc_strdup(j ? "its first line is not a session_meta line"
+						      : "its first line is not JSON");
+				break;
+			}
+			r->parent = id_dup(pl, "parent_thread_id");
+			r->cwd = json_dup(pl, "cwd");
+			hb = json_object_get(pl, "history_base");
+			if (json_is_object(hb))
+				r->base = id_dup(hb, "thread_id");
+			src = json_object_get(pl, "source");
+			if (json_is_object(src)) {
+				const json_t *sa = json_object_get(src, "subagent");
+				const json_t *ts = json_is_object(sa) ? json_object_get(sa, "thread_spawn") : NULL;
+
+				if (json_is_object(ts) && !r->parent)
+					r->parent = id_dup(ts, "parent_thread_id");
+			}
+			{
+				const char *ts = agc_json_str(pl, "timestamp");
+				int64_t ms;
+
+				if (ts && agc_time_parse_iso(ts, &ms) == 0)
+					r->created_ms = ms;
+			}
+		} else if (type && strcmp(type, "rollout_reference") == 0 && json_is_object(pl) && !r->base) {
+			r->base = id_dup(pl, "thread_id");
+		}
+		json_decref(j);
+		j = NULL;
+	}
+	json_decref(j);
+	agc_zlines_free(zl);
+	close(fd);
+}
+
+/* What a new index can keep of an old one: each rollout's first-line reading, while the file
+ * is the one that was read (same path, inode, size and mtime). */
+static void index_carry(index_t *nx, index_t *old)
+{
+	size_t i;
+
+	for (i = 0; i < nx->n && old->n; i++) {
+		rollout *r = &nx->v[i];
+		rollout *o = bsearch(r, old->v, old->n, sizeof(*r), rollout_cmp);
+
+		if (!o || !o->read || o->st.st_ino != r->st.st_ino || o->st.st_size != r->st.st_size ||
+		    ns_of(&o->st.st_mtim) != ns_of(&r->st.st_mtim))
+			continue;
+		r->read = true;
+		r->err = o->err;
+		r->parent = o->parent;
+		r->base = o->base;
+		r->cwd = o->cwd;
+		r->subagent = o->subagent;
+		r->created_ms = o->created_ms;
+		o->err = o->parent = o->base = o->cwd = o->subagent = NULL;
+		o->read = false;
+	}
+}
+
+/* ---- per-run state -------------------------------------------------------------------------- */
+
+typedef struct cx_run {
+	index_t idx;
+	bool built;
+} cx_run;
+
+static void *cx_run_new(void)
+{
+	return calloc(1, sizeof(cx_run));
+}
+
+static void cx_run_free(void *v)
+{
+	cx_run *r = v;
+
+	if (!r)
+		return;
+	index_release(&r->idx);
+	free(r);
+}
+
+typedef struct dwarn {
+	agc_plan *p;
+	int rc;
+} dwarn;
+
+static void plan_warn(void *ud, const char *rel, const char *why)
+{
+	dwarn *w = ud;
+
+	if (agc_plan_add_note(w->p, R_HOME, rel, why) < 0)
+		w->rc = -1;
+}
+
+/* The index for a discovery: the run's while it is fresh (its dirs unchanged), else built
+ * anew (keeping the first lines read of files that did not change). */
+static index_t *plan_index(agc_plan *p, int homefd, index_t *own)
+{
+	cx_run *run = p->run;
+	dwarn w = {p, 0};
+	index_t nx = {0};
+
+	if (run && run->built && index_fresh(&run->idx, homefd))
+		return &run->idx;
+	if (index_build(&nx, homefd, plan_warn, &w) < 0 || w.rc < 0) {
+		index_release(&nx);
+		return NULL;
+	}
+	if (run) {
+		index_carry(&nx, &run->idx);
+		index_release(&run->idx);
+		run->idx = nx;
+		/* a listing that met an error is not kept for later ids: they look again */
+		run->built = p->notes.n == 0;
+		return &run->idx;
+	}
+	*own = nx;
+	return own;
+}
+
+/* The first entry of id in the sorted index, or NULL. */
+static rollout *index_first(index_t *x, const char *id)
+{
+	size_t lo = 0, hi = x->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(x->v[mid].id, id) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < x->n && strcmp(x->v[lo].id, id) == 0 ? &x->v[lo] : NULL;
+}
+
+/* ---- the databases ---------------------------------------------------------------------------- */
+
+typedef struct cxdb {
+	char *rel;          /* beneath the SQLite home */
+	sqlite3 *db;        /* read-only; NULL when it could not be read */
+	bool linked;
+	char *err;
+	char **tables;
+	size_t ntables;
+	int dbi;            /* its index in the plan, -1 when not in it */
+	bool edges;         /* has thread_spawn_edges(parent_thread_id, child_thread_id) */
+	bool threads;       /* has threads(id) */
+} cxdb;
+
+typedef struct cxdbs {
+	cxdb *v;
+	size_t n, cap;
+} cxdbs;
+
+static void dbs_release(cxdbs *D)
+{
+	size_t i;
+
+	for (i = 0; i < D->n; i++) {
+		free(D->v[i].rel);
+		free(D->v[i].err);
+		agc_db_strv_free(D->v[i].tables, D->v[i].ntables);
+		sqlite3_close(D->v[i].db);
+	}
+	free(D->v);
+	memset(D, 0, sizeof(*D));
+}
+
+static int dbname_cmp(const void *a, const void *b)
+{
+	return strcmp(((const cxdb *)a)->rel, ((const cxdb *)b)->rel);
+}
+
+/* Every *.sqlite of the SQLite home, opened read-only (R6), its tables read. One that is not
+ * SQLite, cannot be read, or is locked keeps its reason (err). A FIFO or a device in a
+ * database's place is never opened (R8). */
+static int dbs_open(cxdbs *D, const agc_rootset *rs, int qfd)
+{
+	DIR *d = agc_dir_at(qfd, ".");
+	struct dirent *e;
+	size_t seen = 0;
+
+	if (!d)
+		return errno == ENOENT ? 0 : agc_error_errno(-1, errno, "cannot read the SQLite home");
+	while ((e = readdir(d))) {
+		size_t n = strlen(e->d_name);
+		struct stat lst, st;
+		cxdb *x;
+		char *abs;
+		int rc;
+
+		if (++seen > CX_DIR_MAX)
+			break;
+		if (n < 8 || strcmp(e->d_name + n - 7, ".sqlite") != 0 || e->d_name[0] == '.')
+			continue;
+		if (fstatat(dirfd(d), e->d_name, &lst, AT_SYMLINK_NOFOLLOW) < 0)
+			continue;
+		x = AGC_ARRAY_PUSH(D, 256);
+		if (!x) {
+			closedir(d);
+			return -1;
+		}
+		memset(x, 0, sizeof(*x));
+		x->dbi = -1;
+		x->rel = agc_strdup(e->d_name);
+		abs = agc_plan_abspath(rs, R_SQLITE, e->d_name);
+		if (!x->rel || !abs) {
+			free(abs);
+			closedir(d);
+			return -1;
+		}
+		x->linked = S_ISLNK(lst.st_mode);
+		if (fstatat(dirfd(d), e->d_name, &st, 0) < 0)
+			rc = agc_error_errno(-1, errno, "%s", abs);
+		else if (!S_ISREG(st.st_mode))
+			rc = agc_error_set(-1, "%s: not a regular file", abs);
+		else
+			rc = agc_db_open_ro(abs, &x->db);
+		if (rc == 0)
+			rc = agc_db_tables(x->db, &x->tables, &x->ntables);
+		if (rc == 0) {
+			x->edges = agc_db_has_column(x->db, "thread_spawn_edges", "parent_thread_id") &&
+				   agc_db_has_column(x->db, "thread_spawn_edges", "child_thread_id");
+			x->threads = agc_db_has_column(x->db, "threads", "id");
+		} else {
+			const char *msg = agc_error_last();
+			size_t al = strlen(abs);
+
+			if (strncmp(msg, abs, al) == 0 && strncmp(msg + al, ": ", 2) == 0)
+				msg += al + 2;
+			x->err = agc_strfmt("cannot read '%s': %s", abs, msg);
+			sqlite3_close(x->db);
+			x->db = NULL;
+			if (!x->err) {
+				free(abs);
+				closedir(d);
+				return -1;
+			}
+		}
+		free(abs);
+	}
+	closedir(d);
+	if (D->n > 1)
+		qsort(D->v, D->n, sizeof(*D->v), dbname_cmp);
+	return 0;
+}
+
+/* The columns of table t that key it by thread (formats/codex.md §7): threads.id (the record),
+ * any thread_id, either end of a spawn edge, session_model_ids.session_id. Another thread's
+ * row that only points at a thread (attached_thread_parent_id) or quotes it stays. */
+static size_t thread_keys(sqlite3 *db, const char *t, const char *out[3], bool *record)
+{
+	size_t n = 0;
+
+	*record = false;
+	if (strcmp(t, "threads") == 0 && agc_db_has_column(db, t, "id")) {
+		*record = true;
+		out[n++] = "id";
+		return n;
+	}
+	if (agc_db_has_column(db, t, "thread_id"))
+		out[n++] = "thread_id";
+	/* an edge goes by either end: one row set, the child end direct and the parent end
+	 * through the table itself (thread_spawn_rows), so no edge is counted twice */
+	if (strcmp(t, "thread_spawn_edges") == 0 && agc_db_has_column(db, t, "child_thread_id"))
+		out[n++] = "child_thread_id";
+	if (strcmp(t, "session_model_ids") == 0 && agc_db_has_column(db, t, "session_id"))
+		out[n++] = "session_id";
+	return n;
+}
+
+/* The row sets of one database, in an order the deletes can go: a table that another still
+ * to go references comes after it, the record last (R6). */
+static int db_rowsets(agc_plan *p, const cxdb *x, size_t dbi)
+{
+	const char **todo = calloc(x->ntables + 1, sizeof(*todo));
+	size_t i, k, n = 0, done;
+	const char *rec = NULL;
+	int rc = 0;
+
+	if (!todo)
+		return agc_error_oom();
+	for (i = 0; i < x->ntables; i++) {
+		const char *keys[3];
+		bool record;
+
+		if (strncmp(x->tables[i], "sqlite_", 7) == 0 || !thread_keys(x->db, x->tables[i], keys, &record))
+			continue;
+		if (record)
+			rec = x->tables[i];
+		else
+			todo[n++] = x->tables[i];
+	}
+	for (done = 0; done < n && rc == 0; done++) {
+		size_t pick = n;
+
+		for (i = 0; i < n && pick == n; i++) {
+			bool referenced = false;
+
+			if (!todo[i])
+				continue;
+			for (k = 0; k < n && !referenced; k++)
+				referenced = k != i && todo[k] && agc_db_references(x->db, todo[k], todo[i]);
+			if (!referenced)
+				pick = i;
+		}
+		if (pick == n)
+			for (pick = 0; !todo[pick]; pick++)
+				;
+		{
+			const char *keys[3];
+			bool record;
+			size_t nk = thread_keys(x->db, todo[pick], keys, &record);
+
+			bool edges = strcmp(todo[pick], "thread_spawn_edges") == 0 &&
+				     agc_db_has_column(x->db, todo[pick], "parent_thread_id");
+
+			for (k = 0; k < nk && rc == 0; k++)
+				rc = edges && strcmp(keys[k], "child_thread_id") == 0
+					     ? agc_plan_add_rows(p, dbi, todo[pick], keys[k], "parent_thread_id",
+								 "thread_spawn_edges", "parent_thread_id", "parent_thread_id")
+					     : agc_plan_add_rows(p, dbi, todo[pick], keys[k], NULL, NULL, NULL, NULL);
+			todo[pick] = NULL;
+		}
+	}
+	if (rc == 0 && rec)
+		rc = agc_plan_add_record_rows(p, dbi, rec, "id");
+	free(todo);
+	return rc;
+}
+
+/* The children of id by the spawn edges of every database that has them (R1: only ids of the
+ * grammar). */
+static int edge_children(agc_plan *p, const cxdbs *D, const char *id, size_t *added)
+{
+	size_t i;
+
+	for (i = 0; i < D->n; i++) {
+		sqlite3_stmt *st = NULL;
+		int rc;
+
+		if (!D->v[i].db || !D->v[i].edges)
+			continue;
+		rc = sqlite3_prepare_v2(D->v[i].db, "SELECT child_thread_id FROM thread_spawn_edges WHERE parent_thread_id = ?1",
+					-1, &st, NULL);
+		if (rc != SQLITE_OK)
+			return agc_db_fail(D->v[i].db, rc, "thread_spawn_edges");
+		sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+			const char *c = (const char *)sqlite3_column_text(st, 0);
+			char canon[AGC_ID_MAX];
+			size_t before = p->ids.n;
+
+			if (!c || agc_id_uuid(c, canon) < 0)
+				continue;
+			if ((D->v[i].dbi >= 0 ? agc_plan_add_id_in(p, canon, (size_t)D->v[i].dbi)
+					      : agc_plan_add_id(p, canon)) < 0) {
+				sqlite3_finalize(st);
+				return -1;
+			}
+			*added += p->ids.n - before;
+		}
+		sqlite3_finalize(st);
+		if (rc != SQLITE_DONE)
+			return agc_db_fail(D->v[i].db, rc, "thread_spawn_edges");
+	}
+	return 0;
+}
+
+/* ---- shared files --------------------------------------------------------------------------- */
+
+/* history.jsonl: writers take flock(LOCK_EX) on their O_APPEND fd, 10 tries 100 ms apart
+ * (formats/codex.md §3). session_index.jsonl: Codex itself rewrites it by a temp file and a
+ * rename (no lock). */
+static const agc_lock_spec history_lock = {
+	.kind = AGC_LOCK_FLOCK,
+	.tries = 10,
+	.interval_ms = 100,
+};
+
+static bool ci_find(const char *hay, size_t len, const char *needle, size_t nl)
+{
+	size_t i;
+
+	for (i = 0; len >= nl && i + nl <= len; i++)
+		if ((hay[i] | 0x20) == (needle[0] | 0x20) && strncasecmp(hay + i, needle, nl) == 0)
+			return true;
+	return false;
+}
+
+/* A line belongs to the threads when its key names one of them (any case); a line that does
+ * not parse never matches: malformed input never widens a deletion (R8). */
+static bool line_keyed(const char *key, const char *line, size_t len, char *const *ids, size_t n_ids)
+{
+	json_t *j;
+	const char *v;
+	size_t i;
+	bool hit = false;
+
+	for (i = 0; i < n_ids && !hit; i++)
+		hit = ci_find(line, len, ids[i], strlen(ids[i]));
+	if (!hit)
+		return false;
+	j = agc_json_parse(line, len);
+	v = j ? agc_json_str(j, key) : NULL;
+	hit = false;
+	for (i = 0; v && i < n_ids && !hit; i++)
+		hit = strcasecmp(v, ids[i]) == 0;
+	json_decref(j);
+	return hit;
+}
+
+static bool index_match(const char *line, size_t len, char *const *ids, size_t n_ids)
+{
+	return line_keyed("id", line, len, ids, n_ids);
+}
+
+static bool history_match(const char *line, size_t len, char *const *ids, size_t n_ids)
+{
+	return line_keyed("session_id", line, len, ids, n_ids);
+}
+
+/* The lines of a shared file in the Codex home, counted now (a rewrite recounts). */
+static int add_lines(agc_plan *p, int homefd, const char *rel, const agc_lock_spec *lock,
+		     bool (*match)(const char *, size_t, char *const *, size_t), char **title)
+{
+	agc_buf in = AGC_BUF_INIT_MAX(((size_t)1 << 30) + 1);
+	agc_lineset *ls;
+	struct stat st;
+	const char *q, *end;
+	int fd;
+
+	fd = agc_open_file_at(homefd, rel, 0, &st);
+	if (fd == AGC_ENOTFOUND)
+		return 0;
+	if (fd < 0)
+		return agc_plan_add_note_kind(p, R_HOME, rel, "lines", errno == ELOOP ? "symlink" : agc_error_last());
+	if (agc_read_fd(fd, rel, (size_t)1 << 30, &in) < 0) {
+		agc_buf_release(&in);
+		return agc_plan_add_note_kind(p, R_HOME, rel, "lines", agc_error_last());
+	}
+	ls = AGC_ARRAY_PUSH(&p->lines, 16);
+	if (!ls) {
+		agc_buf_release(&in);
+		return -1;
+	}
+	memset(ls, 0, sizeof(*ls));
+	ls->root = R_HOME;
+	ls->rel = agc_strdup(rel);
+	ls->lock = lock;
+	ls->match = match;
+	ls->dev = st.st_dev;
+	ls->ino = st.st_ino;
+	if (!ls->rel) {
+		p->lines.n--;
+		agc_buf_release(&in);
+		return -1;
+	}
+	q = in.ptr ? in.ptr : "";
+	end = q + in.len;
+	while (q < end) {
+		const char *nl = memchr(q, '\n', (size_t)(end - q));
+		size_t len = nl ? (size_t)(nl - q) : (size_t)(end - q);
+
+		if (len <= AGC_LINE_MAX && match(q, len, p->ids.v, p->ids.n)) {
+			ls->count++;
+			ls->bytes += nl ? len + 1 : len;
+			/* the thread's name: the last line for the id wins, an empty one clears it */
+			if (title) {
+				json_t *j = agc_json_parse(q, len);
+				const char *id = j ? agc_json_str(j, "id") : NULL;
+				const char *name = j ? agc_json_str(j, "thread_name") : NULL;
+
+				if (id && strcasecmp(id, p->id) == 0 && name) {
+					free(*title);
+					*title = *name ? agc_strdup(name) : NULL;
+				}
+				json_decref(j);
+			}
+		}
+		q += nl ? len + 1 : len;
+	}
+	agc_buf_release(&in);
+	return 0;
+}
+
+/* ---- discovery -------------------------------------------------------------------------------- */
+
+static bool in_ids(const agc_plan *p, const char *id)
+{
+	size_t i;
+
+	for (i = 0; i < p->ids.n; i++)
+		if (strcmp(p->ids.v[i], id) == 0)
+			return true;
+	return false;
+}
+
+/* The spawn closure of the plan's ids: children by the databases' edges and by line 0's
+ * parent_thread_id where an edge is missing, at any depth, found before anything goes (SPEC
+ * "Relations"). */
+static int spawn_closure(agc_plan *p, const cxdbs *D, index_t *x, int homefd)
+{
+	size_t i, j, added = 0;
+
+	for (i = 0; i < p->ids.n && i < AGC_PLAN_MAX_ITEMS; i++)
+		if (edge_children(p, D, p->ids.v[i], &added) < 0)
+			return -1;
+	/* line 0 of every rollout names its parent: one pass, repeated while it adds */
+	do {
+		added = 0;
+		for (j = 0; j < x->n; j++) {
+			rollout *r = &x->v[j];
+
+			rollout_read(r, homefd);
+			if (r->parent && !in_ids(p, r->id) && in_ids(p, r->parent)) {
+				if (agc_plan_add_id(p, r->id) < 0)
+					return -1;
+				added++;
+			}
+		}
+		for (i = 0; i < p->ids.n; i++)
+			if (edge_children(p, D, p->ids.v[i], &added) < 0)
+				return -1;
+	} while (added);
+	return 0;
+}
+
+/* Forks that read a thread of the plan and are not in it: refused, or with --with-forks taken
+ * along with their own closure. A rollout whose first line cannot be read cannot be resumed
+ * (nor forked from) by Codex either: said, and it does not block (SPEC "Relations"). */
+static int forks(agc_plan *p, const cxdbs *D, index_t *x, int homefd)
+{
+	size_t j, rounds = 0;
+	bool again = true;
+
+	while (again && rounds++ < CX_DEPTH_MAX) {
+		again = false;
+		for (j = 0; j < x->n; j++) {
+			rollout *r = &x->v[j];
+
+			rollout_read(r, homefd);
+			if (!r->base || in_ids(p, r->id) || !in_ids(p, r->base))
+				continue;
+			if (!(p->flags & AGC_PURGE_WITH_FORKS)) {
+				if (agc_plan_add_fork(p, r->id) < 0)
+					return -1;
+				continue;
+			}
+			if (agc_plan_add_id(p, r->id) < 0 || spawn_closure(p, D, x, homefd) < 0)
+				return -1;
+			again = true;
+		}
+	}
+	if (p->gate_only)
+		return 0;
+	for (j = 0; j < x->n; j++) {
+		const rollout *r = &x->v[j];
+		char *msg;
+
+		if (!r->err || in_ids(p, r->id))
+			continue;
+		msg = agc_strfmt("the first line of '%s/%s' cannot be read (%s): if it is a fork of this thread, "
+				 "Codex cannot resume it either",
+				 p->roots->v[R_HOME].path, r->rel, r->err);
+		if (!msg || agc_plan_add_hint(p, NULL, msg) < 0) {
+			free(msg);
+			return -1;
+		}
+		free(msg);
+	}
+	return 0;
+}
+
+/* A thread's own files beneath the Codex home: its rollouts (the record), its writer lock
+ * (taken, not removed as a file: the engine's lock phase), its shell snapshots (exactly
+ * "<id>.<digits>.sh", never a prefix twin) and its TUI marker. */
+static int thread_files(agc_plan *p, index_t *x, int homefd, const char *id, DIR *snaps)
+{
+	rollout *r = index_first(x, id);
+	char rel[512];
+	struct dirent *e;
+
+	for (; r && r < x->v + x->n && strcmp(r->id, id) == 0; r++)
+		if (agc_plan_add_art(p, R_HOME, r->rel, id, AGC_ART_RECORD, NULL) < 0)
+			return -1;
+	snprintf(rel, sizeof(rel), "thread-writer-locks/%s.lock", id);
+	if (agc_plan_add_lock(p, R_HOME, rel, CX_COORD, id) < 0)
+		return -1;
+	snprintf(rel, sizeof(rel), "tui-thread-reference-capabilities/%s", id);
+	if (agc_plan_add_art(p, R_HOME, rel, id, 0, NULL) < 0)
+		return -1;
+	if (snaps) {
+		rewinddir(snaps);
+		while ((e = agc_plan_readdir(p, R_HOME, "shell_snapshots", snaps))) {
+			if (!snapshot_of(e->d_name, id))
+				continue;
+			snprintf(rel, sizeof(rel), "shell_snapshots/%s", e->d_name);
+			if (agc_plan_add_art(p, R_HOME, rel, id, 0, NULL) < 0)
+				return -1;
+		}
+	}
+	(void)homefd;
+	return 0;
+}
+
+/* The thread's row in a threads table: its metadata where line 0 lacks it, and a rollout
+ * path outside the Codex home's two rollout dirs said (it is never followed: rollouts are
+ * found by their names). */
+static void thread_row(agc_plan *p, const cxdb *x, char **title)
+{
+	sqlite3_stmt *st = NULL;
+
+	if (!x->db || !x->threads)
+		return;
+	if (sqlite3_prepare_v2(x->db, "SELECT * FROM threads WHERE id = ?1", -1, &st, NULL) != SQLITE_OK)
+		return;
+	sqlite3_bind_text(st, 1, p->id, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		int i, n = sqlite3_column_count(st);
+
+		for (i = 0; i < n; i++) {
+			const char *c = sqlite3_column_name(st, i);
+			const char *v = (const char *)sqlite3_column_text(st, i);
+
+			if (!c || !v)
+				continue;
+			if (strcmp(c, "title") == 0 && *v && !*title)
+				*title = agc_strdup(v);
+			else if (strcmp(c, "cwd") == 0 && *v && !p->meta.project)
+				p->meta.project = agc_strdup(v);
+			else if (strcmp(c, "created_at") == 0 && !p->meta.created_ms)
+				p->meta.created_ms = sqlite3_column_int64(st, i) * 1000;
+			else if (strcmp(c, "rollout_path") == 0) {
+				const char *h = p->roots->v[R_HOME].real ? p->roots->v[R_HOME].real : p->roots->v[R_HOME].path;
+				size_t hl = strlen(h);
+				bool inside = strncmp(v, h, hl) == 0 &&
+					      (strncmp(v + hl, "/sessions/", 10) == 0 ||
+					       strncmp(v + hl, "/archived_sessions/", 19) == 0) &&
+					      !strstr(v, "/../") && strstr(v, p->id);
+
+				if (!inside && !p->gate_only) {
+					char *msg = agc_strfmt("the thread's row names its rollout '%s', outside the Codex "
+							       "home's rollout dirs: that path is left alone",
+							       v);
+
+					if (msg)
+						agc_plan_add_hint(p, NULL, msg);
+					free(msg);
+				}
+			}
+		}
+	}
+	sqlite3_finalize(st);
+}
+
+static int cx_discover(agc_plan *p)
+{
+	int homefd = agc_plan_rootfd(p, R_HOME), qfd = agc_plan_rootfd(p, R_SQLITE);
+	index_t own = {0}, *x;
+	cxdbs D = {0};
+	char *title = NULL;
+	DIR *snaps = NULL;
+	rollout *r0;
+	size_t i;
+	int rc = 0;
+
+	if (homefd < 0)
+		return 0; /* no Codex home (or one that cannot be read: noted by the engine) */
+	x = plan_index(p, homefd, &own);
+	if (!x)
+		return -1;
+	if (qfd >= 0 && dbs_open(&D, p->roots, qfd) < 0) {
+		rc = -1;
+		goto out;
+	}
+	/* A database that cannot be read may hold the thread's rows, its record among them: a
+	 * purge would leave a half-deleted thread (formats/codex.md §8), so it is refused; after
+	 * a purge it is residual (R7, R8). */
+	for (i = 0; i < D.n; i++) {
+		cxdb *b = &D.v[i];
+
+		if (b->err) {
+			rc = p->again ? agc_plan_add_note_kind(p, R_SQLITE, b->rel, "rows", b->err)
+				      : agc_plan_add_refusal(p, R_SQLITE, b->rel, "rows", b->err);
+			if (rc < 0)
+				goto out;
+			continue;
+		}
+		if ((b->dbi = agc_plan_add_db(p, R_SQLITE, b->rel)) < 0) {
+			rc = -1;
+			goto out;
+		}
+	}
+	if (spawn_closure(p, &D, x, homefd) < 0 || forks(p, &D, x, homefd) < 0) {
+		rc = -1;
+		goto out;
+	}
+	if (!p->gate_only)
+		snaps = agc_plan_dir(p, R_HOME, homefd, "shell_snapshots");
+	for (i = 0; i < p->ids.n && rc == 0; i++)
+		rc = thread_files(p, x, homefd, p->ids.v[i], snaps);
+	if (rc < 0)
+		goto out;
+	/* rows of every thread of the closure in every database (R6: all locked before any goes) */
+	for (i = 0; i < D.n && !p->gate_only; i++) {
+		cxdb *b = &D.v[i];
+		size_t from = p->rows.n, k;
+		bool held = false;
+
+		if (!b->db || b->dbi < 0)
+			continue;
+		if (db_rowsets(p, b, (size_t)b->dbi) < 0 || agc_plan_count_rows(p, b->db, (size_t)b->dbi) < 0) {
+			rc = -1;
+			goto out;
+		}
+		if (b->linked) {
+			/* never changed through a link (R2): its rows refuse the purge, said */
+			for (k = from; k < p->rows.n; k++) {
+				held |= p->rows.v[k].count > 0;
+				p->rows.v[k].count = p->rows.v[k].bytes = 0;
+			}
+			if (held && (p->again ? agc_plan_add_note_kind(p, R_SQLITE, b->rel, "rows", "symlink")
+					      : agc_plan_add_refusal(p, R_SQLITE, b->rel, "rows", "symlink")) < 0) {
+				rc = -1;
+				goto out;
+			}
+		}
+	}
+	/* metadata: line 0 of the thread's rollout, then its row */
+	r0 = index_first(x, p->id);
+	if (r0) {
+		rollout_read(r0, homefd);
+		if (r0->cwd)
+			p->meta.project = agc_strdup(r0->cwd);
+		if (r0->parent)
+			p->meta.parent = agc_strdup(r0->parent);
+		p->meta.created_ms = r0->created_ms;
+	}
+	for (i = 0; i < D.n; i++)
+		thread_row(p, &D.v[i], &title);
+	if (!p->gate_only) {
+		char *name = NULL;
+
+		if (add_lines(p, homefd, "session_index.jsonl", NULL, index_match, &name) < 0 ||
+		    add_lines(p, homefd, "history.jsonl", &history_lock, history_match, NULL) < 0) {
+			free(name);
+			rc = -1;
+			goto out;
+		}
+		/* SPEC "Titles": the name a user gave (session_index.jsonl), else the row's title */
+		if (name) {
+			free(title);
+			title = name;
+		}
+	}
+	p->meta.title = title;
+	title = NULL;
+	/* A daemon keeps the thread loaded (its lock, rollout fd, shell snapshot) after the TUI
+	 * exits (formats/codex.md §5). */
+	{
+		struct stat st;
+
+		if (fstatat(homefd, "app-server-daemon/daemon.pid", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    agc_plan_add_hint(p, NULL,
+				      "Codex's app-server daemon may keep the thread loaded after its client "
+				      "exits: 'codex app-server daemon stop' releases it") < 0)
+			rc = -1;
+	}
+out:
+	free(title);
+	if (snaps)
+		closedir(snaps);
+	dbs_release(&D);
+	if (x == &own)
+		index_release(&own);
+	return rc;
+}
+
+/* ---- ls ---------------------------------------------------------------------------------- */
+
+typedef struct crow {
+	char id[AGC_ID_MAX];
+	char *parent, *title, *project, *prompt;
+	int64_t created, updated;
+	bool archived;
+	agc_size sz;
+	size_t gate;
+} crow;
+
+typedef struct crows {
+	crow *v;
+	size_t n, cap;
+} crows;
+
+static int crow_cmp(const void *a, const void *b)
+{
+	return strcmp(((const crow *)a)->id, ((const crow *)b)->id);
+}
+
+static crow *crow_find(crows *R, const char *id)
+{
+	crow key;
+
+	snprintf(key.id, sizeof(key.id), "%s", id);
+	return R->n ? bsearch(&key, R->v, R->n, sizeof(*R->v), crow_cmp) : NULL;
+}
+
+typedef struct lwarn {
+	agc_ls_sink *sink;
+	const agc_rootset *rs;
+} lwarn;
+
+static void list_warn(void *ud, const char *rel, const char *why)
+{
+	lwarn *w = ud;
+	char *abs = agc_plan_abspath(w->rs, R_HOME, rel);
+	char *msg = agc_strfmt("cannot read '%s': %s", abs ? abs : rel, why);
+
+	if (msg)
+		w->sink->warn(w->sink, msg);
+	free(msg);
+	free(abs);
+}
+
+/* Each thread's stored row bytes, by its key columns, in every table keyed by thread (the
+ * sizes a purge of it would report: SPEC "Sizes"). An edge counts for its child. */
+static void charge_rows(crows *R, const cxdb *x)
+{
+	size_t i;
+
+	for (i = 0; i < x->ntables; i++) {
+		const char *keys[3], *key;
+		bool record;
+		size_t nk = thread_keys(x->db, x->tables[i], keys, &record), k;
+		char *size, *t, *c, *sql;
+		sqlite3_stmt *st = NULL;
+
+		if (!nk || strncmp(x->tables[i], "sqlite_", 7) == 0)
+			continue;
+		key = keys[0];
+		for (k = 0; k < nk; k++)
+			if (strcmp(keys[k], "child_thread_id") == 0)
+				key = keys[k];
+		size = agc_db_row_size_sql(x->db, x->tables[i], NULL);
+		t = agc_db_ident(x->tables[i]);
+		c = agc_db_ident(key);
+		sql = size && t && c ? agc_strfmt("SELECT %s, sum(%s) FROM %s GROUP BY 1", c, size, t) : NULL;
+		if (sql && sqlite3_prepare_v2(x->db, sql, -1, &st, NULL) == SQLITE_OK)
+			while (sqlite3_step(st) == SQLITE_ROW) {
+				const char *id = (const char *)sqlite3_column_text(st, 0);
+				char canon[AGC_ID_MAX];
+				crow *r = id && agc_id_uuid(id, canon) == 0 ? crow_find(R, canon) : NULL;
+
+				if (r)
+					r->sz.bytes += (uint64_t)sqlite3_column_int64(st, 1);
+			}
+		sqlite3_finalize(st);
+		free(sql);
+		free(size);
+		free(t);
+		free(c);
+	}
+}
+
+/* Titles and creation times from a threads table (where line 0 and the index lack them). */
+static void thread_rows(crows *R, const cxdb *x)
+{
+	sqlite3_stmt *st = NULL;
+	bool archived = agc_db_has_column(x->db, "threads", "archived");
+	bool fum = agc_db_has_column(x->db, "threads", "first_user_message");
+	char *sql = agc_strfmt("SELECT id, %s, %s, %s, %s FROM threads",
+			       agc_db_has_column(x->db, "threads", "title") ? "title" : "NULL",
+			       agc_db_has_column(x->db, "threads", "created_at") ? "created_at" : "NULL",
+			       archived ? "archived" : "0", fum ? "first_user_message" : "NULL");
+
+	if (sql && sqlite3_prepare_v2(x->db, sql, -1, &st, NULL) == SQLITE_OK)
+		while (sqlite3_step(st) == SQLITE_ROW) {
+			const char *id = (const char *)sqlite3_column_text(st, 0);
+			const char *title = (const char *)sqlite3_column_text(st, 1);
+			const char *prompt = (const char *)sqlite3_column_text(st, 4);
+			char canon[AGC_ID_MAX];
+			crow *r = id && agc_id_uuid(id, canon) == 0 ? crow_find(R, canon) : NULL;
+
+			if (!r)
+				continue;
+			if (title && *title && !r->title)
+				r->title = agc_strdup(title);
+			if (prompt && *prompt && !r->prompt)
+				r->prompt = agc_strdup(prompt);
+			if (!r->created && sqlite3_column_type(st, 2) == SQLITE_INTEGER)
+				r->created = sqlite3_column_int64(st, 2) * 1000;
+			r->archived |= sqlite3_column_int(st, 3) != 0;
+		}
+	sqlite3_finalize(st);
+	free(sql);
+}
+
+/* The lines of a shared file: their bytes to their threads, and session_index's names (the
+ * last line for an id wins, an empty name clears it). */
+static void charge_lines(crows *R, int homefd, const char *rel, const char *key, bool names)
+{
+	agc_buf in = AGC_BUF_INIT_MAX(((size_t)1 << 30) + 1);
+	const char *q, *end;
+
+	if (agc_read_at(homefd, rel, (size_t)1 << 30, &in) < 0) {
+		agc_buf_release(&in);
+		return;
+	}
+	q = in.ptr ? in.ptr : "";
+	end = q + in.len;
+	while (q < end) {
+		const char *nl = memchr(q, '\n', (size_t)(end - q));
+		size_t len = nl ? (size_t)(nl - q) : (size_t)(end - q);
+		json_t *j = len <= AGC_LINE_MAX ? agc_json_parse(q, len) : NULL;
+		const char *id = j ? agc_json_str(j, key) : NULL;
+		char canon[AGC_ID_MAX];
+		crow *r = id && agc_id_uuid(id, canon) == 0 ? crow_find(R, canon) : NULL;
+
+		if (r) {
+			const char *name = names ? agc_json_str(j, "thread_name") : NULL;
+
+			r->sz.bytes += nl ? len + 1 : len;
+			if (name) {
+				free(r->title);
+				r->title = *name ? agc_strdup(name) : NULL;
+				/* a name given later wins over the row's title; a cleared one lets it
+				 * show again: marked by an empty prompt-free title below */
+			}
+		}
+		json_decref(j);
+		q += nl ? len + 1 : len;
+	}
+	agc_buf_release(&in);
+}
+
+static void count_cb(pid_t pid, void *ud)
+{
+	(void)pid;
+	(*(size_t *)ud)++;
+}
+
+/* R5 for ls: a thread whose writer lock anyone holds is live. The kernel's lock table tells it
+ * without taking a lock; where it cannot (none, or the inode shown on another device), a
+ * probe under the coordination lock. A lock that cannot be looked at counts as held. */
+static bool lock_held(const char *procroot, int homefd, const char *id)
+{
+	char rel[256];
+	struct stat st;
+	bool differs = false;
+	size_t n = 0;
+	int rc, dfd;
+
+	snprintf(rel, sizeof(rel), "thread-writer-locks/%s.lock", id);
+	if (fstatat(homefd, rel, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno != ENOENT && errno != ENOTDIR;
+	if (!S_ISREG(st.st_mode))
+		return false;
+	rc = agc_flocks_of(procroot, st.st_dev, st.st_ino, count_cb, &n, &differs);
+	if (rc < 0 || n > 0)
+		return true;
+	if (rc == 1 && !differs)
+		return false;
+	dfd = openat(homefd, "thread-writer-locks", O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	if (dfd < 0)
+		return true;
+	snprintf(rel, sizeof(rel), "%s.lock", id);
+	rc = agc_sesslock_probe(dfd, CX_COORD, rel);
+	close(dfd);
+	return rc != 0 && rc != AGC_ENOTFOUND;
+}
+
+static size_t cx_index(void)
+{
+	int i = agc_agent_find("codex");
+
+	return i < 0 ? 0 : (size_t)i;
+}
+
+/* The files of a thread beside its rollout (shell snapshots, the TUI marker): sized for it,
+ * and given to the gate. */
+static void charge_side(crows *R, int homefd, agc_ls_sink *sink)
+{
+	DIR *d = agc_dir_at(homefd, "shell_snapshots");
+	struct dirent *e;
+	size_t k;
+
+	while (d && (e = readdir(d))) {
+		const char *dot = strchr(e->d_name, '.');
+		char id[AGC_ID_MAX], tmp[AGC_UUID_LEN + 1];
+		crow *r;
+
+		if (!dot || dot - e->d_name != AGC_UUID_LEN)
+			continue;
+		memcpy(tmp, e->d_name, AGC_UUID_LEN);
+		tmp[AGC_UUID_LEN] = '\0';
+		if (agc_id_uuid(tmp, id) < 0 || strcmp(tmp, id) != 0 || !snapshot_of(e->d_name, id) ||
+		    !(r = crow_find(R, id)))
+			continue;
+		agc_ls_charge(sink, r->gate, true, dirfd(d), e->d_name, NULL, &r->sz, &r->updated);
+	}
+	if (d)
+		closedir(d);
+	for (k = 0; k < R->n; k++) {
+		char rel[128];
+
+		snprintf(rel, sizeof(rel), "tui-thread-reference-capabilities/%s", R->v[k].id);
+		agc_ls_charge_at(sink, R->v[k].gate, true, homefd, rel, &R->v[k].sz, &R->v[k].updated);
+	}
+}
+
+static int cx_list(agc_ctx *ctx, const agc_rootset *rs, const agc_ls_opts *opts, agc_ls_sink *sink)
+{
+	const char *hp = rs->v[R_HOME].real, *qp = rs->n > R_SQLITE ? rs->v[R_SQLITE].real : NULL;
+	int homefd, qfd = -1, rc = 0;
+	index_t x = {0};
+	crows R = {0};
+	cxdbs D = {0};
+	lwarn w = {sink, rs};
+	agc_size *own = NULL;
+	size_t i, agent = cx_index();
+
+	if (!hp)
+		return 0;
+	homefd = open(hp, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (homefd < 0) {
+		list_warn(&w, ".", strerror(errno));
+		return 0;
+	}
+	if (index_build(&x, homefd, list_warn, &w) < 0) {
+		rc = -1;
+		goto out;
+	}
+	/* one row per thread: its first rollout (a plain file before its .zst twin) */
+	for (i = 0; i < x.n; i++) {
+		rollout *ro = &x.v[i];
+		crow *r;
+
+		if (R.n && strcmp(R.v[R.n - 1].id, ro->id) == 0) {
+			R.v[R.n - 1].sz.bytes += (uint64_t)ro->st.st_size;
+			R.v[R.n - 1].sz.disk += (uint64_t)ro->st.st_blocks * 512;
+			continue;
+		}
+		rollout_read(ro, homefd);
+		r = AGC_ARRAY_PUSH(&R, CX_INDEX_MAX);
+		if (!r) {
+			rc = -1;
+			goto out;
+		}
+		memset(r, 0, sizeof(*r));
+		snprintf(r->id, sizeof(r->id), "%s", ro->id);
+		r->parent = ro->parent ? agc_strdup(ro->parent) : NULL;
+		r->project = ro->cwd ? agc_strdup(ro->cwd) : NULL;
+		r->created = ro->created_ms;
+		r->archived = ro->archived;
+		r->updated = (int64_t)ro->st.st_mtim.tv_sec * 1000 + ro->st.st_mtim.tv_nsec / 1000000;
+		r->sz.bytes = (uint64_t)ro->st.st_size;
+		r->sz.disk = (uint64_t)ro->st.st_blocks * 512;
+		r->gate = agc_ls_gate_new(sink, agent);
+		agc_ls_gate_id(sink, r->gate, r->id);
+		agc_ls_gate_file(sink, r->gate, &ro->st);
+		if (lock_held(ctx->procroot, homefd, r->id))
+			agc_ls_gate_live(sink, r->gate);
+	}
+	if (qp && (qfd = open(qp, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0 && dbs_open(&D, rs, qfd) < 0) {
+		rc = -1;
+		goto out;
+	}
+	for (i = 0; i < D.n; i++) {
+		if (D.v[i].err) {
+			sink->warn(sink, D.v[i].err);
+			continue;
+		}
+		if (D.v[i].threads)
+			thread_rows(&R, &D.v[i]);
+		charge_rows(&R, &D.v[i]);
+	}
+	for (i = 0; i < R.n; i++) {
+		/* the row's title, unless a name is given below */
+		R.v[i].prompt = R.v[i].prompt ? R.v[i].prompt : NULL;
+	}
+	{
+		/* names: session_index.jsonl, the last line for an id wins */
+		char **rowtitle = calloc(R.n + 1, sizeof(*rowtitle));
+
+		for (i = 0; rowtitle && i < R.n; i++) {
+			rowtitle[i] = R.v[i].title;
+			R.v[i].title = NULL;
+		}
+		charge_lines(&R, homefd, "session_index.jsonl", "id", true);
+		for (i = 0; rowtitle && i < R.n; i++) {
+			if (!R.v[i].title)
+				R.v[i].title = rowtitle[i] ? rowtitle[i] : R.v[i].prompt ? agc_strdup(R.v[i].prompt) : NULL;
+			else
+				free(rowtitle[i]);
+		}
+		free(rowtitle);
+	}
+	charge_lines(&R, homefd, "history.jsonl", "session_id", false);
+	charge_side(&R, homefd, sink);
+	/* a child's size and activity are its ancestors' too; whatever holds it holds them */
+	own = calloc(R.n + 1, sizeof(*own));
+	for (i = 0; own && i < R.n; i++)
+		own[i] = R.v[i].sz;
+	for (i = 0; own && i < R.n; i++) {
+		const char *par = R.v[i].parent;
+		int depth = 0;
+
+		while (par && depth++ < CX_DEPTH_MAX) {
+			crow *up = crow_find(&R, par);
+
+			if (!up || up == &R.v[i])
+				break;
+			if (depth == 1)
+				agc_ls_gate_parent(sink, R.v[i].gate, up->gate);
+			up->sz.bytes += own[i].bytes;
+			up->sz.disk += own[i].disk;
+			if (R.v[i].updated > up->updated)
+				up->updated = R.v[i].updated;
+			par = up->parent;
+		}
+	}
+	for (i = 0; i < R.n && rc >= 0; i++) {
+		agc_session_info info = {
+			.agent = "codex",
+			.id = R.v[i].id,
+			.parent = R.v[i].parent,
+			.project = R.v[i].project,
+			.title = R.v[i].title,
+			.prompt = opts && opts->grep ? R.v[i].prompt : NULL,
+			.created_ms = R.v[i].created,
+			.updated_ms = R.v[i].updated,
+			.bytes = R.v[i].sz.bytes,
+			.disk = R.v[i].sz.disk,
+		};
+
+		if (sink->add(sink, &info, R.v[i].gate) < 0)
+			rc = -1;
+	}
+out:
+	free(own);
+	for (i = 0; i < R.n; i++) {
+		free(R.v[i].parent);
+		free(R.v[i].title);
+		free(R.v[i].project);
+		free(R.v[i].prompt);
+	}
+	free(R.v);
+	dbs_release(&D);
+	index_release(&x);
+	if (qfd >= 0)
+		close(qfd);
+	close(homefd);
+	return rc < 0 ? -1 : 0;
+}
+
+/* ---- the adapter ---------------------------------------------------------------------------- */
+
+static const char *const cx_env[] = {"CODEX_THREAD_ID", "CODEX_SESSION_ID", NULL};
+
+const agc_adapter agc_adapter_codex = {
+	.name = "codex",
+	.bit = AGC_AGENT_CODEX,
+	.id_canon = cx_id,
+	.id_whole = cx_id_whole,
+	.roots = cx_roots,
+	.discover = cx_discover,
+	.list = cx_list,
+	.env_names = cx_env,
+	.n_env_names = 2,
+	.run_new = cx_run_new,
+	.run_free = cx_run_free,
+};
