@@ -94,9 +94,10 @@ void agc_plan_release(agc_plan *p)
 	for (i = 0; i < p->locks.n; i++) {
 		agc_plan_lock *l = &p->locks.v[i];
 
-		/* a lock still held is let go, its file kept (the purge did not reach its end) */
+		/* a lock still held is let go (the purge did not reach its end: refused, an error):
+		 * its file kept, unless the purge made it, when it goes as it came */
 		if (l->fd >= 0)
-			agc_sesslock_release(l->dfd, l->coord, agc_plan_lock_leaf(l), l->fd, false);
+			agc_sesslock_release(l->dfd, l->coord, agc_plan_lock_leaf(l), l->fd, l->created);
 		if (l->dfd >= 0)
 			close(l->dfd);
 		free(l->rel);
