@@ -239,3 +239,85 @@ reader_dirty() {
 	[[ $stderr == *"'$H/logs_2.sqlite-wal' is held by another process, so it was left as it is (and 1 more)"* ]]
 	exec 7>&-
 }
+
+# ---- 8. bad input -------------------------------------------------------------------------
+
+@test "codex bad input: another thread's first line is not JSON: this thread's purge works, that rollout untouched" {
+	cx_fixture --seed 3723 --codex 6 --codex-children 2
+	local id other r ro n
+	id=$(pick_quoted)
+	other=$(m_pick ".parent == null and .id != \"$id\" and (.quoted_by | length) == 0")
+	ro=$(m_get "$other" .rollout)
+	{ echo 'this is not json'; tail -n +2 "$ro"; } >"$BATS_TEST_TMPDIR/x"
+	cat "$BATS_TEST_TMPDIR/x" >"$ro"
+	touch -d "@$((NOW - 86400))" "$ro"
+	snap before
+	run -0 agc purge codex "$id"
+	[[ ${lines[0]} == "purged codex $id "* ]]
+	for n in "$id" $(m_get "$id" '.children[]'); do
+		[[ ! -e $(m_get "$n" .rollout) ]]
+		[[ $(rows_of "$H" "$n") == 0 ]]
+	done
+	# the other thread: its rollout byte for byte, its rows
+	[[ $(grep -F "$ro" "$BATS_TEST_TMPDIR/before") == "$(tree_state | grep -F "$ro")" ]]
+	[[ $(rows_of "$H" "$other") == $(rows_want "$other") ]]
+	# ls still lists it
+	run -0 agc ls --ids --agent codex
+	[[ $output == *"$other"* && $output != *"$id"* ]]
+}
+
+@test "codex bad input: a rollout cut inside its first line is still purged" {
+	cx_fixture --seed 3723 --codex 6 --codex-children 2
+	local id r
+	id=$(m_pick '.parent == null and (.children | length) == 0 and (.quoted_by | length) == 0')
+	[[ -n $id ]]
+	r=$(m_get "$id" .rollout)
+	head -c 5000 "$r" >"$BATS_TEST_TMPDIR/x"
+	cat "$BATS_TEST_TMPDIR/x" >"$r"
+	touch -d "@$((NOW - 86400))" "$r"
+	run -0 agc ls --ids --agent codex
+	[[ $output == *"$id"* ]]
+	run -0 agc purge codex "$id"
+	[[ ${lines[0]} == "purged codex $id "* ]]
+	[[ ! -e $r ]]
+	[[ $(rows_of "$H" "$id") == 0 ]]
+}
+
+@test "codex bad input: a state_5.sqlite that is not SQLite: ls warns and lists, purge refused (4) naming it, nothing changed" {
+	cx_fixture --seed 3723 --codex 6 --codex-children 2
+	local id n
+	id=$(pick_quoted)
+	head -c 65536 /dev/urandom >"$H/state_5.sqlite"
+	run --separate-stderr -0 agc ls --ids --agent codex
+	[[ $stderr == *"cannot read '$H/state_5.sqlite': file is not a database"* ]]
+	# every root is listed, from its rollout
+	for n in $(jq -r 'select(.agent == "codex" and .parent == null) | .id' "$MAN"); do
+		[[ $output == *"$n"* ]] || { echo "$n not listed"; return 1; }
+	done
+	snap before
+	run --separate-stderr -4 agc purge --json codex "$id"
+	json_ok --arg h "$H" '.[0] | .status == "refused" and .removed == []
+		and .residual == [{"kind": "rows", "path": "\($h)/state_5.sqlite",
+			"reason": "cannot read '"'"'\($h)/state_5.sqlite'"'"': file is not a database", "count": 0, "bytes": 0}]'
+	run -4 agc purge codex "$id"
+	[[ ${lines[0]} == "refused codex $id "* ]]
+	[[ $output == *"nothing changed"* && $output == *"$H/state_5.sqlite  (cannot read '$H/state_5.sqlite': file is not a database)"* ]]
+	assert_tree_unchanged before
+}
+
+@test "codex bad input: a threads row whose rollout_path points outside the home: that file is never touched" {
+	cx_fixture --seed 3723 --codex 6 --codex-children 2
+	local id r f
+	id=$(m_pick '.parent == null and (.children | length) == 0 and (.quoted_by | length) == 0')
+	r=$(m_get "$id" .rollout)
+	f=$OUT/${r##*/}
+	echo '{"kept":"outside the Codex home"}' >"$f"
+	ln -s "$f" "$OUT/link-$id.jsonl"
+	sqlite3 "$H/state_5.sqlite" "UPDATE threads SET rollout_path = '$f' WHERE id = '$id'"
+	snap before
+	run -0 agc purge codex "$id"
+	[[ ${lines[0]} == "purged codex $id "* ]]
+	[[ ! -e $r ]]
+	[[ $(rows_of "$H" "$id") == 0 ]]
+	assert_outside_unchanged before
+}
