@@ -321,3 +321,109 @@ reader_dirty() {
 	[[ $(rows_of "$H" "$id") == 0 ]]
 	assert_outside_unchanged before
 }
+
+# ---- 9. roots -----------------------------------------------------------------------------
+
+# The codex sqlite root of `agentgc roots --json` (with the given options): path and source.
+sqlite_root() {
+	agc "$@" roots --json | jq -r 'select(.agent == "codex" and .root == "sqlite") | "\(.path)|\(.source)"'
+}
+
+# Purge ID; its rows must be gone from the databases of DIR, and DECOYS (copies of the
+# databases where a wrong reading would look) untouched.
+purge_in() {
+	local id=$1 dir=$2 before
+	shift 2
+	before=$(hashes "$@")
+	run -0 agc purge codex "$id"
+	[[ ${lines[0]} == "purged codex $id "* ]]
+	[[ $(hashes "$@") == "$before" ]] || { echo "a decoy changed"; return 1; }
+	[[ $(rows_of "$dir" "$id") == 0 ]] || { echo "rows of $id left in $dir"; return 1; }
+}
+
+@test "codex roots: config.toml sqlite_home, absolute and relative to the Codex home, quoted both ways" {
+	local q=$BATS_TEST_TMPDIR/q id form d
+	for form in "\"$q\"" "'$q'" '"db"' "'db'"; do
+		case $form in
+		*db*) d=$H/db ;;
+		*) d=$q ;;
+		esac
+		rm -rf "$q" "$WORK/db"
+		cx_fixture --seed 3725 --codex 3 --codex-sqlite-home "$d"
+		printf 'model = "gpt-5.5"\n# a comment\nsqlite_home = %s # where the databases are\n\n[history]\npersistence = "save-all"\n' \
+			"$form" >"$H/config.toml"
+		# decoys where a wrong reading would look: the Codex home, the cwd
+		mkdir -p "$WORK/db"
+		cp "$d"/*.sqlite "$H/"
+		cp "$d"/*.sqlite "$WORK/db/"
+		[[ $(cd "$WORK" && sqlite_root) == "$d|config.toml sqlite_home" ]] || { echo "form $form: $(sqlite_root)"; return 1; }
+		id=$(m_pick '.parent == null')
+		cd "$WORK"
+		purge_in "$id" "$d" "$H"/*.sqlite "$WORK/db"
+		cd - >/dev/null
+	done
+}
+
+@test "codex roots: sqlite_home commented out, or inside a table, is ignored" {
+	local q=$BATS_TEST_TMPDIR/q id conf
+	for conf in "# sqlite_home = \"$q\"" $'[tui]\nsqlite_home = "'"$q"'"' $'model = "x"\n[[profiles]]\nsqlite_home = "'"$q"'"'; do
+		rm -rf "$q"
+		cx_fixture --seed 3726 --codex 3
+		printf '%s\n' "$conf" >"$H/config.toml"
+		mkdir -p "$q"
+		cp "$H"/*.sqlite "$q/"
+		[[ $(sqlite_root) == "$H|the Codex home" ]] || { echo "conf $conf: $(sqlite_root)"; return 1; }
+		id=$(m_pick '.parent == null')
+		purge_in "$id" "$H" "$q"
+	done
+}
+
+@test "codex roots: CODEX_SQLITE_HOME, then CODEX_HOME; config.toml wins over CODEX_SQLITE_HOME" {
+	local q=$BATS_TEST_TMPDIR/q alt=$BATS_TEST_TMPDIR/alt id
+	cx_fixture --seed 3727 --codex 3 --codex-sqlite-home "$q"
+	cp "$q"/*.sqlite "$H/"
+	export CODEX_SQLITE_HOME=$q
+	[[ $(sqlite_root) == "$q|\$CODEX_SQLITE_HOME" ]]
+	id=$(m_pick '.parent == null')
+	purge_in "$id" "$q" "$H"/*.sqlite
+	# config.toml's key comes first
+	mkdir -p "$alt"
+	printf 'sqlite_home = "%s"\n' "$alt" >"$H/config.toml"
+	[[ $(sqlite_root) == "$alt|config.toml sqlite_home" ]]
+	unset CODEX_SQLITE_HOME
+	# CODEX_HOME: a home elsewhere, its databases with it; the default home is a decoy
+	rm -rf "$alt"
+	"$AGENTGC_FIXTURE" --home "$alt" --claude 0 --now "$NOW" --quiet --seed 3727 --codex 3 --manifest "$MAN"
+	rm -rf "$H"
+	cp -a "$alt/.codex" "$H"
+	export CODEX_HOME=$alt/.codex
+	run -0 agc roots --json
+	json_ok --arg a "$alt/.codex" '[.[] | select(.agent == "codex") | [.root, .path, .source]]
+		== [["home", $a, "$CODEX_HOME"], ["sqlite", $a, "the Codex home"]]'
+	id=$(m_pick '.parent == null')
+	purge_in "$id" "$alt/.codex" "$H"
+	[[ ! -e $(m_get "$id" .rollout) ]]
+}
+
+@test "codex roots: a foreign --home ignores the caller's CODEX_HOME and CODEX_SQLITE_HOME, reads its own config.toml" {
+	local f=$BATS_TEST_TMPDIR/foreign id
+	"$AGENTGC_FIXTURE" --home "$f" --claude 0 --now "$NOW" --quiet --seed 3728 --codex 3 --manifest "$MAN" \
+		--codex-sqlite-home "$f/.codex/db"
+	printf "sqlite_home = 'db'\n" >"$f/.codex/config.toml"
+	# the caller's own home and variables: copies, which must not change
+	cp -a "$f/.codex" "$H"
+	mkdir -p "$BATS_TEST_TMPDIR/q"
+	cp "$f/.codex/db"/*.sqlite "$BATS_TEST_TMPDIR/q/"
+	export CODEX_HOME=$H CODEX_SQLITE_HOME=$BATS_TEST_TMPDIR/q
+	run -0 agc --home "$f" roots --json
+	json_ok --arg a "$f/.codex" '[.[] | select(.agent == "codex") | [.root, .path, .source]]
+		== [["home", $a, "default"], ["sqlite", "\($a)/db", "config.toml sqlite_home"]]'
+	id=$(m_pick '.parent == null')
+	local before
+	before=$(hashes "$H" "$BATS_TEST_TMPDIR/q")
+	run -0 agc --home "$f" purge codex "$id"
+	[[ ${lines[0]} == "purged codex $id "* ]]
+	[[ $(hashes "$H" "$BATS_TEST_TMPDIR/q") == "$before" ]]
+	[[ $(rows_of "$f/.codex/db" "$id") == 0 ]]
+	[[ ! -e $(m_get "$id" .rollout) ]]
+}
