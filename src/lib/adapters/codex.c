@@ -745,6 +745,17 @@ static size_t thread_keys(sqlite3 *db, const char *t, const char *out[3], bool *
 	return n;
 }
 
+/* Table t is keyed by a rollout's path (a rollout_path column, no thread key), and the
+ * record table rec names each thread's. */
+static bool path_keyed(const cxdb *x, const char *rec, const char *t)
+{
+	const char *keys[3];
+	bool record;
+
+	return strcmp(t, rec) != 0 && strncmp(t, "sqlite_", 7) != 0 && !thread_keys(x->db, t, keys, &record) &&
+	       agc_db_has_column(x->db, t, "rollout_path") && agc_db_has_column(x->db, rec, "rollout_path");
+}
+
 /* The row sets of one database, in an order the deletes can go: a table that another still
  * to go references comes after it, the record last (R6). */
 static int db_rowsets(agc_plan *p, const cxdb *x, size_t dbi)
@@ -799,6 +810,12 @@ static int db_rowsets(agc_plan *p, const cxdb *x, size_t dbi)
 			todo[pick] = NULL;
 		}
 	}
+	/* a table keyed by a rollout's path, not by a thread (rollout_migration_skipped_rollouts,
+	 * formats/codex.md §7): its rows of the thread's rollout, by the path its record names,
+	 * go before the record */
+	for (i = 0; rc == 0 && rec && i < x->ntables; i++)
+		if (path_keyed(x, rec, x->tables[i]))
+			rc = agc_plan_add_rows(p, dbi, x->tables[i], NULL, "rollout_path", rec, "rollout_path", "id");
 	if (rc == 0 && rec)
 		rc = agc_plan_add_record_rows(p, dbi, rec, "id");
 	free(todo);
@@ -1299,8 +1316,9 @@ static void list_warn(void *ud, const char *rel, const char *why)
 	free(abs);
 }
 
-/* Each thread's stored row bytes, by its key columns, in every table keyed by thread (the
- * sizes a purge of it would report: SPEC "Sizes"). An edge counts for its child. */
+/* Each thread's stored row bytes, by its key columns, in every table keyed by thread or by its
+ * rollout's path (the sizes a purge of it would report: SPEC "Sizes"). An edge counts for its
+ * child. */
 static void charge_rows(crows *R, const cxdb *x)
 {
 	size_t i;
@@ -1312,16 +1330,27 @@ static void charge_rows(crows *R, const cxdb *x)
 		char *size, *t, *c, *sql;
 		sqlite3_stmt *st = NULL;
 
-		if (!nk || strncmp(x->tables[i], "sqlite_", 7) == 0)
+		if (x->threads && path_keyed(x, "threads", x->tables[i])) {
+			/* rows keyed by a rollout's path: the thread whose record names it */
+			size = agc_db_row_size_sql(x->db, x->tables[i], "r");
+			t = agc_db_ident(x->tables[i]);
+			c = NULL;
+			sql = size && t ? agc_strfmt("SELECT threads.id, sum(%s) FROM %s AS r JOIN threads ON "
+						     "r.rollout_path = threads.rollout_path GROUP BY 1",
+						     size, t)
+					: NULL;
+		} else if (nk && strncmp(x->tables[i], "sqlite_", 7) != 0) {
+			key = keys[0];
+			for (k = 0; k < nk; k++)
+				if (strcmp(keys[k], "child_thread_id") == 0)
+					key = keys[k];
+			size = agc_db_row_size_sql(x->db, x->tables[i], NULL);
+			t = agc_db_ident(x->tables[i]);
+			c = agc_db_ident(key);
+			sql = size && t && c ? agc_strfmt("SELECT %s, sum(%s) FROM %s GROUP BY 1", c, size, t) : NULL;
+		} else {
 			continue;
-		key = keys[0];
-		for (k = 0; k < nk; k++)
-			if (strcmp(keys[k], "child_thread_id") == 0)
-				key = keys[k];
-		size = agc_db_row_size_sql(x->db, x->tables[i], NULL);
-		t = agc_db_ident(x->tables[i]);
-		c = agc_db_ident(key);
-		sql = size && t && c ? agc_strfmt("SELECT %s, sum(%s) FROM %s GROUP BY 1", c, size, t) : NULL;
+		}
 		if (sql && sqlite3_prepare_v2(x->db, sql, -1, &st, NULL) == SQLITE_OK)
 			while (sqlite3_step(st) == SQLITE_ROW) {
 				const char *id = (const char *)sqlite3_column_text(st, 0);
