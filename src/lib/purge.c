@@ -1280,6 +1280,11 @@ static int rows_commit(agc_plan *p, agc_report *r, txn *t, failures *row_fails)
 				t->open[d] = false;
 				t->committed[d] = true;
 				txn_ckpt_restore(t, d);
+				/* the change watch is for the transaction: a rebuild (VACUUM) afterwards
+				 * copies every row, which the watch would take for changes outside
+				 * the plan and interrupt */
+				agc_db_watch_free(t->w[d]);
+				t->w[d] = NULL;
 				continue;
 			}
 			if (rc == 0) {
@@ -1923,6 +1928,12 @@ static void after_gate(agc_plan *p, int a, agc_report *r, mode m, unsigned flags
 		}
 		return;
 	}
+	/* the adapter's advice on the session as a whole (a fork's rollout it could not read, a
+	 * path it leaves alone) is said whatever the outcome */
+	if (m == MODE_PURGE || m == MODE_DRY_RUN)
+		for (i = 0; i < p->hints.n; i++)
+			if (!p->hints.v[i].what)
+				agc_report_add_str(r, 2, p->hints.v[i].text);
 	if ((m == MODE_PURGE || m == MODE_DRY_RUN) && p->refusals.n) {
 		/* unsafe to begin (agc_plan.refusals): nothing changes, each reason said */
 		for (i = 0; i < p->refusals.n; i++)

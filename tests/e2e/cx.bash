@@ -56,6 +56,13 @@ cx_rows_except() {
 			for k in $(cx_keys "$db" "$t"); do
 				cond="${cond:+$cond OR }\"$k\" IN ($list)"
 			done
+			# a table keyed by a rollout's path (no thread column): the thread's rows are
+			# those whose path names it
+			if [[ -z $cond ]] && sqlite3 -batch "$db" "SELECT 1 FROM pragma_table_info('$t') WHERE name = 'rollout_path'" | grep -q 1; then
+				for k in $ids; do
+					cond="${cond:+$cond OR }instr(rollout_path, '$k') > 0"
+				done
+			fi
 			sqlite3 -batch -separator '|' "$db" "SELECT '${db##*/}:$t', * FROM \"$t\" WHERE NOT (${cond:-0})" |
 				LC_ALL=C sort
 		done

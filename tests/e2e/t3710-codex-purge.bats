@@ -43,9 +43,9 @@ keep_all() {
 }
 
 @test "codex (1): purge removes the rollouts, rows in all six databases, lock, snapshots, marker, index and history lines and the spawn closure; another thread keeps every byte and row, its rows quoting the id too" {
-	cx_fixture --seed 3711 --codex 6 --codex-children 2 --codex-forks 0
+	cx_fixture --seed 3711 --codex 6 --codex-children 3 --codex-forks 0
 	local root id n
-	root=$(m_pick '.parent == null and (.children | length) >= 2')
+	root=$(m_pick '.parent == null and (.children | length) >= 2 and (.quoted_by | length) > 0 and .lock')
 	[[ -n $root ]]
 	before "$root"
 	# rows of other threads quote the root's id (its children's spawn items, a later first
@@ -167,7 +167,12 @@ hold_lock() {
 		kill "$HOLDER"
 		wait "$HOLDER" 2>/dev/null || true
 	done
-	chmod 0755 "$HOME" "$H" "$H/thread-writer-locks"
+	# the other user reaches the lock: the search bit on every dir above it
+	local d=$H/thread-writer-locks
+	while [[ $d == "$BATS_RUN_TMPDIR"* && $d != / ]]; do
+		chmod o+x "$d"
+		d=$(dirname "$d")
+	done
 	chmod 0644 "$lock"
 	hold_lock -s "$lock" setpriv --reuid=65534 --regid=65534 --clear-groups
 	run -4 --separate-stderr agc --json purge codex "$id"

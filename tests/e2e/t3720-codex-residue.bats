@@ -254,6 +254,8 @@ reader_dirty() {
 	snap before
 	run -0 agc purge codex "$id"
 	[[ ${lines[0]} == "purged codex $id "* ]]
+	# said: that rollout could not be read (if it were a fork, Codex could not resume it)
+	[[ $output == *"hint: the first line of '$ro' cannot be read (its first line is not JSON)"* ]]
 	for n in "$id" $(m_get "$id" '.children[]'); do
 		[[ ! -e $(m_get "$n" .rollout) ]]
 		[[ $(rows_of "$H" "$n") == 0 ]]
@@ -317,6 +319,7 @@ reader_dirty() {
 	snap before
 	run -0 agc purge codex "$id"
 	[[ ${lines[0]} == "purged codex $id "* ]]
+	[[ $output == *"hint: the thread's row names its rollout '$f', outside the Codex home's rollout dirs: that path is left alone"* ]]
 	[[ ! -e $r ]]
 	[[ $(rows_of "$H" "$id") == 0 ]]
 	assert_outside_unchanged before
@@ -426,4 +429,31 @@ purge_in() {
 	[[ $(hashes "$H" "$BATS_TEST_TMPDIR/q") == "$before" ]]
 	[[ $(rows_of "$f/.codex/db" "$id") == 0 ]]
 	[[ ! -e $(m_get "$id" .rollout) ]]
+}
+
+@test "codex residue: after purge --scrub the ids are in no file of the home but other threads' quoting lines and rows" {
+	cx_fixture --seed 3723 --codex 6 --codex-children 2
+	local id by ids f n
+	id=$(pick_quoted)
+	by=$(m_get "$id" '.quoted_by[0]')
+	mapfile -t ids < <(echo "$id"; m_get "$id" '.children[]')
+	run -0 agc purge --scrub codex "$id"
+	[[ ${lines[0]} == "purged codex $id "* ]]
+	[[ $output != *"older copies"* ]]
+	while IFS= read -r -d '' f; do
+		n=$(id_count "$f" "${ids[@]}")
+		((n == 0)) && continue
+		case $f in
+		"$H"/*.sqlite)
+			rm -f "$BATS_TEST_TMPDIR/copy.sqlite"
+			sqlite3 "$f" "VACUUM INTO '$BATS_TEST_TMPDIR/copy.sqlite'"
+			[[ $n == $(id_count "$BATS_TEST_TMPDIR/copy.sqlite" "${ids[@]}") ]] ;;
+		"$H"/*-wal | "$H"/*-shm) echo "$n ids in $f"; return 1 ;;
+		"$(m_get "$by" .rollout)" | "$H/log/codex-tui.log") ;;
+		"$H/session_index.jsonl" | "$H/history.jsonl")
+			# only lines of the thread that quotes it
+			[[ -z $(grep -F "$id" "$f" | jq -r --arg by "$by" 'select((.id // .session_id) != $by)') ]] ;;
+		*) echo "$n ids in $f"; return 1 ;;
+		esac
+	done < <(find "$HOME" -type f -print0)
 }

@@ -1254,11 +1254,19 @@ static int cx_discover(agc_plan *p)
 	{
 		struct stat st;
 
+		char rel[128], *lock;
+
+		/* for a holder of the thread's lock (the daemon holds it while the thread is
+		 * loaded) */
+		snprintf(rel, sizeof(rel), "thread-writer-locks/%s.lock", p->id);
+		lock = agc_plan_abspath(p->roots, R_HOME, rel);
 		if (fstatat(homefd, "app-server-daemon/daemon.pid", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-		    agc_plan_add_hint(p, NULL,
-				      "Codex's app-server daemon may keep the thread loaded after its client "
-				      "exits: 'codex app-server daemon stop' releases it") < 0)
+		    (!lock || agc_plan_add_hint(p, lock,
+						"the thread's lock is held: if Codex's app-server daemon holds it (it keeps a "
+						"thread loaded after its client exits), 'codex app-server daemon stop' "
+						"releases it") < 0))
 			rc = -1;
+		free(lock);
 	}
 out:
 	free(title);
