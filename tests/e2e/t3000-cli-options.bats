@@ -139,8 +139,8 @@ two_sessions() {
 }
 
 @test "messages: a planned agent says so; a misspelt one suggests the nearest" {
-	run -2 --separate-stderr agc show codex "$(new_uuid)"
-	[[ $stderr == *"agent 'codex' is planned but not supported yet"* ]]
+	run -2 --separate-stderr agc show cursor "$(new_uuid)"
+	[[ $stderr == *"agent 'cursor' is planned but not supported yet"* ]]
 	run -2 --separate-stderr agc purge cursor "$(new_uuid)"
 	[[ $stderr == *"agent 'cursor' is planned"* ]]
 	run -2 --separate-stderr agc purge claud "$(new_uuid)"

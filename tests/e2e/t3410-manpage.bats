@@ -115,7 +115,7 @@ help_commands() {
 	for a in $(agc help | sed -n 's/^AGENT is one of: \([^(]*\).*/\1/p'); do
 		[[ ${desc%%Planned*} == *" $a "* ]] || { echo "agent '$a' is not said to work" >&2; false; }
 	done
-	for a in codex cursor; do
+	for a in cursor; do
 		[[ ${desc#*Planned} == *" $a "* ]] || { echo "agent '$a' is not said to be planned" >&2; false; }
 	done
 }
