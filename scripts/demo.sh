@@ -17,7 +17,7 @@ now=1795984693 # 2026-11-29T20:38:13Z
 # No stale registry entry (--stale): it records this machine's pidDomain (machine-id), which
 # not every machine has, and its size is part of the session's bytes in the tour.
 "$fix" --home "$demo/home" --tmp "$demo/tmp" --seed 7 --now "$now" --claude 6 --projects 2 \
-	--opencode 3 --opencode-children 1 --manifest "$demo/manifest.jsonl" --quiet
+	--opencode 3 --opencode-children 1 --codex 3 --codex-children 1 --manifest "$demo/manifest.jsonl" --quiet
 
 # The demo home is the caller's own for this run, so the agents' variables point into it.
 HOME="$demo/home"
@@ -25,7 +25,7 @@ TMPDIR="$demo/tmp"
 AGENTGC_NOW=$now
 export HOME TMPDIR AGENTGC_NOW
 unset CLAUDE_CONFIG_DIR CLAUDE_CODE_TMPDIR TMP TEMP XDG_CONFIG_HOME XDG_DATA_HOME XDG_STATE_HOME \
-	XDG_CACHE_HOME OPENCODE_DB 2>/dev/null || true
+	XDG_CACHE_HOME OPENCODE_DB CODEX_HOME CODEX_SQLITE_HOME 2>/dev/null || true
 
 # the first two Claude sessions of the manifest
 ids=$(sed -n 's/^{"agent":"claude","id":"\([0-9a-f-]*\)".*/\1/p' "$demo/manifest.jsonl" | head -n 2)
@@ -34,6 +34,9 @@ id2=$(echo "$ids" | sed -n 2p)
 # an OpenCode session with a child: the first root whose children list is not empty
 oc=$(grep '"agent":"opencode"' "$demo/manifest.jsonl" | grep '"parent":null' | grep -v '"children":\[\]' |
 	sed -n 's/^{"agent":"opencode","id":"\(ses_[A-Za-z0-9_]*\)".*/\1/p' | head -n 1)
+# a Codex thread with a sub-agent: the first root whose children list is not empty
+cx=$(grep '"agent":"codex"' "$demo/manifest.jsonl" | grep '"parent":null' | grep -v '"children":\[\]' |
+	sed -n 's/^{"agent":"codex","id":"\([0-9a-f-]*\)".*/\1/p' | head -n 1)
 
 # Each command as a user types it, then what it prints (stdout and stderr, in order).
 run() {
@@ -53,5 +56,9 @@ run --json in-use claude "$id2"
 if [ -n "$oc" ]; then
 	run ls --agent opencode --children
 	run -v purge opencode "$oc"
+fi
+if [ -n "$cx" ]; then
+	run ls --agent codex --children
+	run purge codex "$cx"
 fi
 run ls

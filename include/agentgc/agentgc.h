@@ -161,6 +161,7 @@ typedef struct agc_session_info {
 	const char *prompt;   /* the first prompt a person typed (the title too, unless the user
 				 named the session); NULL when unknown. agc_ls gives it only
 				 with opts->grep, which is what it is read for */
+	int archived;         /* ls: the agent archived it (a Codex thread in archived_sessions/) */
 } agc_session_info;
 
 typedef enum agc_sort {

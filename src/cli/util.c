@@ -820,6 +820,8 @@ json_t *cli_session_json(const agc_session_info *s)
 	json_object_set_new(o, "bytes", json_integer((json_int_t)s->bytes));
 	json_object_set_new(o, "disk", json_integer((json_int_t)s->disk));
 	json_object_set_new(o, "live", json_boolean(s->live));
+	if (s->archived)
+		json_object_set_new(o, "archived", json_true());
 	return o;
 }
 

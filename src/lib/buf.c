@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "buf.h"
 #include "error.h"
@@ -227,4 +228,16 @@ void agc_strpool_release(agc_strpool *p)
 		free(p->slots[i]);
 	free(p->slots);
 	memset(p, 0, sizeof(*p));
+}
+
+bool agc_mem_icase(const char *hay, size_t len, const char *needle, size_t nl)
+{
+	size_t i;
+
+	if (!nl || len < nl)
+		return nl == 0;
+	for (i = 0; i + nl <= len; i++)
+		if ((hay[i] | 0x20) == (needle[0] | 0x20) && strncasecmp(hay + i, needle, nl) == 0)
+			return true;
+	return false;
 }

@@ -4,6 +4,7 @@
 #define AGC_BUF_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 typedef struct agc_buf {
@@ -61,5 +62,7 @@ char *agc_strdup(const char *s);
 char *agc_strndup(const char *s, size_t n);
 /* printf into a new string. */
 char *agc_strfmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Whether needle (nl bytes) occurs in hay (len bytes), ASCII letters in any case. */
+bool agc_mem_icase(const char *hay, size_t len, const char *needle, size_t nl);
 
 #endif

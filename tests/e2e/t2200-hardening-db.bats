@@ -261,15 +261,14 @@ mk_stale_copy() {
 	[[ $stderr == *"hint: there is not room to rebuild '$DB'"*"free some space"* ]]
 }
 
-@test "Commands (purge --with-forks): refused as not supported yet, exit 2, nothing changed" {
+@test "Commands (purge --with-forks): an agent without forks purges as without it; the help says what it does" {
 	oc_fixture --seed 2211 --opencode 3
 	pick_two
-	oc_before
-	run -2 --separate-stderr agc purge opencode "$S" --with-forks
-	[[ $stderr == *"--with-forks is not supported yet"* ]]
-	assert_nothing_changed
+	run -0 --separate-stderr agc --json purge opencode "$S" --with-forks
+	json_ok '.[0].status == "purged" and (.[0].forks | length) == 0'
+	run -5 agc purge opencode "$S"
 	run -0 --separate-stderr agc purge --help
-	[[ $output == *"--with-forks"*"not supported yet"* ]]
+	[[ $output == *"--with-forks"*"forks that read the session's history"* ]]
 }
 
 @test "Output: a purge that deletes no row gives no secure_delete hint, even when it leaves something (exit 3)" {

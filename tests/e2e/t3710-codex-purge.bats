@@ -265,3 +265,19 @@ release_write() {
 	[[ ! -e $r ]]
 	others_unchanged
 }
+
+@test "codex: archived threads are listed with \"archived\":true, and purged from archived_sessions/" {
+	cx_fixture --seed 3719 --codex 5 --codex-archived 2
+	local id r
+	id=$(m_pick '.archived and .parent == null')
+	[[ -n $id ]]
+	r=$(m_get "$id" .rollout)
+	[[ $r == "$H/archived_sessions/"* && -f $r ]]
+	run -0 --separate-stderr agc --json ls --agent codex
+	echo "$output" | jq -s -e --arg id "$id" 'map(select(.id == $id)) | length == 1 and .[0].archived == true'
+	echo "$output" | jq -s -e --arg id "$id" 'map(select(.id != $id and .archived == true)) | length == 1'
+	before "$id"
+	run -0 agc purge codex "$id"
+	[[ ! -e $r ]]
+	others_unchanged
+}

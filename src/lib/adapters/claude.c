@@ -1018,18 +1018,6 @@ static void read_head(int dirfd_, const char *name, const struct stat *seen, boo
 
 /* ---- history.jsonl ----------------------------------------------------------------------- */
 
-static bool ci_find(const char *hay, size_t len, const char *needle, size_t nl)
-{
-	size_t i;
-
-	if (len < nl)
-		return false;
-	for (i = 0; i + nl <= len; i++)
-		if ((hay[i] | 0x20) == (needle[0] | 0x20) && strncasecmp(hay + i, needle, nl) == 0)
-			return true;
-	return false;
-}
-
 /* history.jsonl's lock: proper-lockfile's, a "history.jsonl.lock" dir refreshed while held and
  * stale after 10 s (formats/claude-code.md); taken in 4 tries 100 ms apart, and a hold longer
  * than 5 s is treated as lost (it may have been broken as stale meanwhile). */
@@ -1052,7 +1040,7 @@ static bool history_match(const char *line, size_t len, char *const *ids, size_t
 	bool hit = false;
 
 	for (i = 0; i < n_ids && !hit; i++)
-		hit = ci_find(line, len, ids[i], strlen(ids[i]));
+		hit = agc_mem_icase(line, len, ids[i], strlen(ids[i]));
 	if (!hit)
 		return false;
 	j = agc_json_parse(line, len);
@@ -1072,7 +1060,7 @@ static bool names_ids(const char *line, size_t len, char *const *ids, size_t n_i
 	size_t i;
 
 	for (i = 0; i < n_ids; i++)
-		if (ci_find(line, len, ids[i], strlen(ids[i])))
+		if (agc_mem_icase(line, len, ids[i], strlen(ids[i])))
 			return true;
 	return false;
 }
@@ -1611,7 +1599,7 @@ static int history_from_run(agc_plan *p, agc_lineset *ls, hist_state *h)
 		if (mine.n && bsearch(&refs.v[j], mine.v, mine.n, sizeof(*mine.v), size_cmp))
 			continue;
 		for (i = 0; i < hashes.n; i++) {
-			if (ci_find(s, l->len, hashes.v[i], strlen(hashes.v[i]))) {
+			if (agc_mem_icase(s, l->len, hashes.v[i], strlen(hashes.v[i]))) {
 				/* kept for a line of a session purged earlier in the run: one at a
 				 * time, that line would be gone by now */
 				if (p->n_going && names_ids(s, l->len, p->going, p->n_going))
@@ -1920,7 +1908,7 @@ static int discover_history(agc_plan *p, int cfg)
 
 		if (!(len <= AGC_LINE_MAX && history_match(s, len, p->ids.v, p->ids.n))) {
 			for (i = 0; i < hashes.n; i++) {
-				if (ci_find(s, len, hashes.v[i], strlen(hashes.v[i]))) {
+				if (agc_mem_icase(s, len, hashes.v[i], strlen(hashes.v[i]))) {
 					/* kept for a line of a session purged earlier in the run: one at a
 					 * time, that line would be gone by now */
 					if (p->n_going && names_ids(s, len, p->going, p->n_going))

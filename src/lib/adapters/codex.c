@@ -871,16 +871,6 @@ static const agc_lock_spec history_lock = {
 	.interval_ms = 100,
 };
 
-static bool ci_find(const char *hay, size_t len, const char *needle, size_t nl)
-{
-	size_t i;
-
-	for (i = 0; len >= nl && i + nl <= len; i++)
-		if ((hay[i] | 0x20) == (needle[0] | 0x20) && strncasecmp(hay + i, needle, nl) == 0)
-			return true;
-	return false;
-}
-
 /* A line belongs to the threads when its key names one of them (any case); a line that does
  * not parse never matches: malformed input never widens a deletion (R8). */
 static bool line_keyed(const char *key, const char *line, size_t len, char *const *ids, size_t n_ids)
@@ -891,7 +881,7 @@ static bool line_keyed(const char *key, const char *line, size_t len, char *cons
 	bool hit = false;
 
 	for (i = 0; i < n_ids && !hit; i++)
-		hit = ci_find(line, len, ids[i], strlen(ids[i]));
+		hit = agc_mem_icase(line, len, ids[i], strlen(ids[i]));
 	if (!hit)
 		return false;
 	j = agc_json_parse(line, len);
@@ -1645,6 +1635,7 @@ static int cx_list(agc_ctx *ctx, const agc_rootset *rs, const agc_ls_opts *opts,
 			.updated_ms = R.v[i].updated,
 			.bytes = R.v[i].sz.bytes,
 			.disk = R.v[i].sz.disk,
+			.archived = R.v[i].archived,
 		};
 
 		if (sink->add(sink, &info, R.v[i].gate) < 0)
