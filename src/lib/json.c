@@ -3,10 +3,12 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "error.h"
+#include "buf.h"
 #include "json.h"
 
 void agc_lines_init(agc_lines *lr, int fd, size_t max_line)
@@ -300,4 +302,24 @@ const char *agc_json_str(const json_t *obj, const char *key)
 		return NULL;
 	v = json_object_get(obj, key);
 	return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+bool agc_json_line_keyed(const char *key, const char *line, size_t len, char *const *ids, size_t n_ids)
+{
+	json_t *j;
+	const char *v;
+	size_t i;
+	bool hit = false;
+
+	for (i = 0; i < n_ids && !hit; i++)
+		hit = agc_mem_icase(line, len, ids[i], strlen(ids[i]));
+	if (!hit)
+		return false;
+	j = agc_json_parse(line, len);
+	v = j ? agc_json_str(j, key) : NULL;
+	hit = false;
+	for (i = 0; v && i < n_ids && !hit; i++)
+		hit = strcasecmp(v, ids[i]) == 0;
+	json_decref(j);
+	return hit;
 }

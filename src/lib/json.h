@@ -67,6 +67,11 @@ int agc_read_fd(int fd, const char *name, size_t max, agc_buf *out);
 /* Parse JSON text; NULL when malformed (no message: malformed input is normal). */
 json_t *agc_json_parse(const char *s, size_t len);
 
+/* Whether the JSON line's string member key is one of ids (ASCII letters in any case); the
+ * ids' text is looked for first, so most lines are never parsed. A line that does not parse
+ * never matches: malformed input never widens a deletion (R8). */
+bool agc_json_line_keyed(const char *key, const char *line, size_t len, char *const *ids, size_t n_ids);
+
 /* Borrowed string member, or NULL when absent or not a string. */
 const char *agc_json_str(const json_t *obj, const char *key);
 

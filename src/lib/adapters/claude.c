@@ -1034,24 +1034,7 @@ static const agc_lock_spec history_lock = {
  * that does not parse never matches: malformed input never widens a deletion (R8). */
 static bool history_match(const char *line, size_t len, char *const *ids, size_t n_ids)
 {
-	json_t *j;
-	const char *sid;
-	size_t i;
-	bool hit = false;
-
-	for (i = 0; i < n_ids && !hit; i++)
-		hit = agc_mem_icase(line, len, ids[i], strlen(ids[i]));
-	if (!hit)
-		return false;
-	j = agc_json_parse(line, len);
-	if (!j)
-		return false;
-	sid = agc_json_str(j, "sessionId");
-	hit = false;
-	for (i = 0; sid && i < n_ids && !hit; i++)
-		hit = strcasecmp(sid, ids[i]) == 0;
-	json_decref(j);
-	return hit;
+	return agc_json_line_keyed("sessionId", line, len, ids, n_ids);
 }
 
 /* True when the line holds the text of one of ids (any case). */

@@ -871,36 +871,15 @@ static const agc_lock_spec history_lock = {
 	.interval_ms = 100,
 };
 
-/* A line belongs to the threads when its key names one of them (any case); a line that does
- * not parse never matches: malformed input never widens a deletion (R8). */
-static bool line_keyed(const char *key, const char *line, size_t len, char *const *ids, size_t n_ids)
-{
-	json_t *j;
-	const char *v;
-	size_t i;
-	bool hit = false;
-
-	for (i = 0; i < n_ids && !hit; i++)
-		hit = agc_mem_icase(line, len, ids[i], strlen(ids[i]));
-	if (!hit)
-		return false;
-	j = agc_json_parse(line, len);
-	v = j ? agc_json_str(j, key) : NULL;
-	hit = false;
-	for (i = 0; v && i < n_ids && !hit; i++)
-		hit = strcasecmp(v, ids[i]) == 0;
-	json_decref(j);
-	return hit;
-}
-
+/* A line belongs to the threads when its key names one of them (agc_json_line_keyed). */
 static bool index_match(const char *line, size_t len, char *const *ids, size_t n_ids)
 {
-	return line_keyed("id", line, len, ids, n_ids);
+	return agc_json_line_keyed("id", line, len, ids, n_ids);
 }
 
 static bool history_match(const char *line, size_t len, char *const *ids, size_t n_ids)
 {
-	return line_keyed("session_id", line, len, ids, n_ids);
+	return agc_json_line_keyed("session_id", line, len, ids, n_ids);
 }
 
 /* The lines of a shared file in the Codex home, counted now (a rewrite recounts). */
