@@ -107,7 +107,7 @@ AGC_API int64_t agc_ctx_now_ms(const agc_ctx *ctx);
 
 /* Agents by a value that never changes: agc_ls_opts.agents is a mask of them. A new agent
  * takes the next bit; none is ever renumbered. An agent this library does not have built in
- * (Codex and Cursor today) selects nothing; a bit that names no agent is an error. */
+ * (Cursor today) selects nothing; a bit that names no agent is an error. */
 enum {
 	AGC_AGENT_CLAUDE = 1u << 0,   /* Claude Code */
 	AGC_AGENT_CODEX = 1u << 1,    /* OpenAI's Codex CLI (planned: not built in yet) */

@@ -118,6 +118,12 @@ typedef struct agc_dbref {
 	char *rel;
 	dev_t dev;
 	ino_t ino;
+	/* Nothing else of the session is left, but the database's -wal still holds its id: an
+	 * earlier purge whose checkpoint a reader stopped (or that was killed after its commit)
+	 * deleted the rows, and their text stayed in the WAL. A rerun checkpoints it (R6: a
+	 * rerun finishes); wal_bytes is the WAL's size then. */
+	bool wal_residue;
+	uint64_t wal_bytes;
 } agc_dbref;
 
 /* Rows of one table that belong to the purged sessions: column IN ids (when column is set),
@@ -216,6 +222,8 @@ typedef struct agc_plan {
 	int rootfd[AGC_ROOTS_MAX];                       /* opened once; -2 not yet */
 	bool gate_only;  /* only what the gate needs: no shared-file lines, no scans of flat
 			    dirs shared by every session (in-use must answer fast) */
+	bool keep;       /* a keep list's discovery (agc_keep_closure): relations whose meaning is
+			    not established count too, since there they only keep more */
 	bool again;      /* the discovery after a purge, for its residual: a store that cannot
 			    be read is left as residual, not an error that hides the rest (R7, R8) */
 	bool rows_unsized; /* a purge's discovery: rows are only counted (through the indexes),
@@ -373,5 +381,15 @@ const agc_rootset *agc_ctx_roots(agc_ctx *ctx, size_t agent);
 
 /* The absolute path of rel beneath root (malloc'd), for reports. */
 char *agc_plan_abspath(const agc_rootset *rs, size_t root, const char *rel);
+
+/* The keep closure (SPEC "Relations", prune's keep list): each of ids (any case; ids outside
+ * the agent's grammar are skipped) and every session that goes with it when it is purged (its
+ * sub-agents at any depth), found by the purge's own discovery, so that what a purge would take
+ * with a kept id is kept too. -1 with the error set when the relations cannot be read (a store
+ * of the agent that cannot be read, a dir that cannot be listed): then no session of the agent
+ * may be taken for not being kept. On 0, *out holds *n_out distinct canonical ids, sorted by
+ * strcmp (agc_keep_closure_free). */
+int agc_keep_closure(agc_ctx *ctx, size_t agent, const char *const *ids, size_t n, char ***out, size_t *n_out);
+void agc_keep_closure_free(char **v, size_t n);
 
 #endif

@@ -16,6 +16,7 @@
 #include "db.h"
 #include "error.h"
 #include "holders.h"
+#include "json.h"
 #include "lines.h"
 #include "remove.h"
 #include "report.h"
@@ -75,7 +76,10 @@ typedef enum discover_mode {
 	DISCOVER_PURGE,  /* everything, rows counted but not sized: the deletes size them */
 	DISCOVER_GATE,   /* only what the gate needs (in-use) */
 	DISCOVER_AGAIN,  /* after a purge, for its residual (R7) */
+	DISCOVER_KEEP,   /* what the gate needs, for a keep list (agc_keep_closure) */
 } discover_mode;
+
+static void wal_residue(agc_plan *p);
 
 /* going, n_going: the ids purged before this one in a run of many (agc_plan.going). */
 static int discover_in(agc_ctx *ctx, size_t agent, const char *canon, agc_plan *p, discover_mode m,
@@ -89,7 +93,8 @@ static int discover_in(agc_ctx *ctx, size_t agent, const char *canon, agc_plan *
 	p->n_going = n_going;
 	p->run = run;
 	p->flags = flags;
-	p->gate_only = m == DISCOVER_GATE;
+	p->gate_only = m == DISCOVER_GATE || m == DISCOVER_KEEP;
+	p->keep = m == DISCOVER_KEEP;
 	p->again = m == DISCOVER_AGAIN;
 	p->rows_unsized = m == DISCOVER_PURGE;
 	if (!rs)
@@ -101,7 +106,70 @@ static int discover_in(agc_ctx *ctx, size_t agent, const char *canon, agc_plan *
 	if (m != DISCOVER_AGAIN)
 		for (i = 0; i < p->roots->n; i++)
 			agc_plan_rootfd(p, i);
-	return agc_adapter_table[agent]->discover(p);
+	if (agc_adapter_table[agent]->discover(p) < 0)
+		return -1;
+	if ((m == DISCOVER_ALL || m == DISCOVER_PURGE) && agc_plan_empty(p))
+		wal_residue(p);
+	return 0;
+}
+
+/* Whether the -wal of database d holds one of the plan's ids (its bytes, anywhere: WAL frames
+ * are page images). Read in chunks through its dir, reached without a link, and only when it
+ * is a regular file (R2, R8). 1 (and *bytes its size), 0, or 0 when it cannot be read: the
+ * WAL is only a place where deleted text may be left, and no answer there is a session. */
+#define WAL_CHUNK ((size_t)1 << 20)
+
+static int wal_holds(agc_plan *p, size_t d, uint64_t *bytes)
+{
+	const agc_dbref *db = &p->dbs.v[d];
+	int rootfd = agc_plan_rootfd(p, db->root), dfd = -1, fd, err, found = 0;
+	size_t longest = 0, keep = 0, i;
+	const char *leaf;
+	char name[512], *buf;
+	struct stat st;
+
+	if (rootfd < 0 || agc_walk_parent(rootfd, db->rel, &dfd, &leaf, &err) != AGC_WALK_OK)
+		return 0;
+	if ((size_t)snprintf(name, sizeof(name), "%s-wal", leaf) >= sizeof(name)) {
+		close(dfd);
+		return 0;
+	}
+	fd = agc_open_file_at(dfd, name, 0, &st);
+	close(dfd);
+	if (fd < 0)
+		return 0;
+	for (i = 0; i < p->ids.n; i++)
+		if (strlen(p->ids.v[i]) > longest)
+			longest = strlen(p->ids.v[i]);
+	buf = longest && st.st_size > 0 ? malloc(WAL_CHUNK + longest) : NULL;
+	while (buf && !found) {
+		ssize_t got = read(fd, buf + keep, WAL_CHUNK);
+		size_t have;
+
+		if (got <= 0)
+			break;
+		have = keep + (size_t)got;
+		for (i = 0; i < p->ids.n && !found; i++)
+			found = memmem(buf, have, p->ids.v[i], strlen(p->ids.v[i])) != NULL;
+		/* an id across two chunks: the tail of this one starts the next */
+		keep = have < longest - 1 ? have : longest - 1;
+		memmove(buf, buf + have - keep, keep);
+	}
+	free(buf);
+	close(fd);
+	if (found)
+		*bytes = (uint64_t)st.st_size;
+	return found;
+}
+
+/* A session of which nothing is left but its text in a database's WAL (agc_dbref.wal_residue):
+ * found, so that a purge finishes what an earlier one could not (R6). */
+static void wal_residue(agc_plan *p)
+{
+	size_t d;
+
+	for (d = 0; d < p->dbs.n; d++)
+		p->dbs.v[d].wal_residue = wal_holds(p, d, &p->dbs.v[d].wal_bytes) == 1;
 }
 
 static int discover(agc_ctx *ctx, size_t agent, const char *canon, agc_plan *p, discover_mode m)
@@ -908,6 +976,18 @@ static void list_plan(agc_plan *p, agc_report *r, bool as_residual_links)
 		agc_report_add_item(r, false, "rows", abs, rs->table, NULL, p->id, rs->count, rs->bytes, 0);
 		free(abs);
 	}
+	/* what an earlier purge left in a WAL: checkpointed */
+	for (i = 0; i < p->dbs.n; i++) {
+		char *abs, *wal;
+
+		if (!p->dbs.v[i].wal_residue)
+			continue;
+		abs = agc_plan_abspath(p->roots, p->dbs.v[i].root, p->dbs.v[i].rel);
+		wal = abs ? agc_strfmt("%s-wal", abs) : NULL;
+		agc_report_add_item(r, false, "file", wal ? wal : "", NULL, NULL, p->id, 1, p->dbs.v[i].wal_bytes, 0);
+		free(wal);
+		free(abs);
+	}
 	/* the writer locks go last, in the release step */
 	for (i = 0; i < p->locks.n; i++) {
 		const agc_plan_lock *l = &p->locks.v[i];
@@ -1459,34 +1539,72 @@ out:
 
 /* After the rows committed: checkpoint, rebuild with --scrub, and say which databases may
  * still hold older copies of what went (R6). */
+/* The WAL of database d, the session's only residue (agc_dbref.wal_residue): checkpointed
+ * as after a purge, and listed with the bytes it held. */
+static void finish_wal(agc_plan *p, agc_report *r, txn *t, size_t d, bool scrub)
+{
+	const char *why = NULL;
+	char *path = db_checked_path(p, d, &why), *wal;
+	int rc;
+
+	if (!path) {
+		add_db_item(p, r, d, NULL, why);
+		return;
+	}
+	wal = agc_strfmt("%s-wal", path);
+	rc = wal ? agc_db_open_rw(path, &t->h[d]) : agc_error_oom();
+	if (rc < 0) {
+		char *msg = agc_strfmt("error: %s", agc_error_last());
+
+		agc_report_add_item(r, true, "file", wal ? wal : path, NULL, msg ? msg : "error", p->id, 0, 0, 0);
+		free(msg);
+	} else if (checkpoint_one(p, r, t->h[d], d)) {
+		agc_report_add_item(r, false, "file", wal, NULL, NULL, p->id, 1, p->dbs.v[d].wal_bytes, 0);
+		if (scrub)
+			scrub_one(p, r, t->h[d], d);
+	}
+	free(wal);
+	free(path);
+}
+
 static void rows_finish(agc_plan *p, agc_report *r, txn *t, bool scrub)
 {
-	size_t d;
+	agc_buf names = AGC_BUF_INIT;
+	size_t d, n = 0;
 
 	for (d = 0; d < p->dbs.n; d++) {
-		bool scrubbed = false;
+		char *abs;
 
+		if (p->dbs.v[d].wal_residue && !t->h[d]) {
+			finish_wal(p, r, t, d, scrub);
+			continue;
+		}
 		if (!t->h[d] || !t->committed[d])
 			continue;
 		if (!checkpoint_one(p, r, t->h[d], d))
 			continue;
 		if (!db_deleted(p, t, d))
 			continue;
-		if (scrub)
-			scrubbed = scrub_one(p, r, t->h[d], d);
-		if (!scrubbed && !scrub) {
-			char *abs = agc_plan_abspath(p->roots, p->dbs.v[d].root, p->dbs.v[d].rel);
-			char *hint = abs ? agc_strfmt("the agent writes without secure_delete: older copies of the "
-						      "deleted rows may survive in the pages of '%s' until a purge "
-						      "with --scrub rebuilds it", abs)
-					 : NULL;
-
-			if (hint)
-				agc_report_add_str(r, 2, hint);
-			free(hint);
-			free(abs);
+		if (scrub) {
+			scrub_one(p, r, t->h[d], d);
+			continue;
 		}
+		/* one hint naming every database rows went from */
+		abs = agc_plan_abspath(p->roots, p->dbs.v[d].root, p->dbs.v[d].rel);
+		if (abs)
+			agc_buf_printf(&names, "%s'%s'", n++ ? ", " : "", abs);
+		free(abs);
 	}
+	if (n) {
+		char *hint = agc_strfmt("the agent writes without secure_delete: older copies of the deleted rows may "
+					"survive in the pages of %s until a purge with --scrub rebuilds %s",
+					names.ptr, n > 1 ? "them" : "it");
+
+		if (hint)
+			agc_report_add_str(r, 2, hint);
+		free(hint);
+	}
+	agc_buf_release(&names);
 }
 
 /* SPEC "Sizes": a purge's discovery counts rows without sizing them (DISCOVER_PURGE); the
@@ -3063,6 +3181,90 @@ out:
 		free(b.expect.v[k].rel);
 	free(b.expect.v);
 	return rc;
+}
+
+void agc_keep_closure_free(char **v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; v && i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+static int keep_add(char ***v, size_t *n, size_t *cap, const char *id)
+{
+	if (*n == *cap) {
+		size_t c = *cap ? *cap * 2 : 16;
+		char **nv = realloc(*v, c * sizeof(*nv));
+
+		if (!nv)
+			return agc_error_oom();
+		*v = nv;
+		*cap = c;
+	}
+	if (!((*v)[*n] = agc_strdup(id)))
+		return agc_error_oom();
+	(*n)++;
+	return 0;
+}
+
+static int keep_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int agc_keep_closure(agc_ctx *ctx, size_t agent, const char *const *ids, size_t n, char ***out, size_t *n_out)
+{
+	const agc_adapter *ad = agc_adapter_table[agent];
+	char **v = NULL;
+	size_t nv = 0, cap = 0, i, j;
+	void *run = NULL;
+	int rc = 0;
+
+	*out = NULL;
+	*n_out = 0;
+	if (ad->run_new && !(run = ad->run_new()))
+		return agc_error_oom();
+	for (i = 0; i < n && rc == 0; i++) {
+		char canon[AGC_ID_MAX];
+		agc_plan p;
+
+		if (!ids[i] || ad->id_canon(ids[i], canon) < 0)
+			continue;
+		/* the gate's discovery: the relations, without the shared files' lines */
+		if (discover_in(ctx, agent, canon, &p, DISCOVER_KEEP, NULL, 0, run, 0) < 0) {
+			rc = -1;
+		} else if (p.refusals.n || p.notes.n) {
+			/* a store or dir that cannot be read may hold a relation: none is assumed */
+			const agc_note *no = p.refusals.n ? &p.refusals.v[0] : &p.notes.v[0];
+
+			rc = agc_error_set(-1, "the relations of %s sessions cannot be read ('%s': %s)", ad->name,
+					   no->path ? no->path : "", no->reason ? no->reason : "error");
+		}
+		for (j = 0; rc == 0 && j < p.ids.n; j++)
+			rc = keep_add(&v, &nv, &cap, p.ids.v[j]);
+		agc_plan_release(&p);
+	}
+	if (ad->run_free)
+		ad->run_free(run);
+	if (rc < 0) {
+		agc_keep_closure_free(v, nv);
+		return -1;
+	}
+	/* sorted, each once */
+	if (nv)
+		qsort(v, nv, sizeof(*v), keep_cmp);
+	for (i = j = 0; i < nv; i++) {
+		if (j && strcmp(v[j - 1], v[i]) == 0) {
+			free(v[i]);
+			continue;
+		}
+		v[j++] = v[i];
+	}
+	*out = v;
+	*n_out = j;
+	return 0;
 }
 
 int agc_purge(agc_ctx *ctx, const char *agent, const char *id, unsigned flags, agc_report **out)

@@ -694,6 +694,9 @@ bool agc_plan_empty(const agc_plan *p)
 	for (i = 0; i < p->lines.n; i++)
 		if (p->lines.v[i].count)
 			return false;
+	for (i = 0; i < p->dbs.n; i++)
+		if (p->dbs.v[i].wal_residue)
+			return false;
 	return true;
 }
 

@@ -92,6 +92,45 @@ keep_all() {
 	[[ $(sqlite3 "$(m_summary .dbs.state_5)" "SELECT count(*) FROM thread_spawn_edges WHERE child_thread_id = '$child'") == 0 ]]
 }
 
+@test "codex: a thread that names the purged one in attached_thread_parent_id (a relation not established) is kept, every byte and row, and named in a hint" {
+	cx_fixture --seed 3713 --codex 5 --codex-children 2
+	local root other db
+	root=$(m_pick '.parent == null and (.children | length) >= 2')
+	other=$(m_pick ".parent == null and .id != \"$root\"")
+	db=$(m_summary .dbs.state_5)
+	sqlite3 "$db" "UPDATE threads SET attached_thread_parent_id = '$root' WHERE id = '$other'"
+	before "$root"
+	cx_closure "$other" >"$BATS_TEST_TMPDIR/other"
+	ROWS_OTHER=$(cx_rows_of <"$BATS_TEST_TMPDIR/other")
+	((ROWS_OTHER > 5))
+	run -0 --separate-stderr agc purge codex "$root"
+	[[ $stderr == *"attached_thread_parent_id of '$other', a relation whose meaning is not established: kept"* ]]
+	[[ $(cx_rows_of <"$BATS_TEST_TMPDIR/ids") == 0 ]]
+	[[ $(cx_rows_of <"$BATS_TEST_TMPDIR/other") == "$ROWS_OTHER" ]]
+	[[ -f $(m_get "$other" .rollout) ]]
+	others_unchanged
+}
+
+@test "codex: Codex Desktop's sqlite/codex-dev.db (layout not established) is never changed: rows naming the thread are said; one that is not SQLite is said too" {
+	cx_fixture --seed 3714 --codex 4 --codex-children 1
+	local root other sum
+	root=$(m_pick '.parent == null')
+	other=$(m_pick ".parent == null and .id != \"$root\"")
+	mkdir "$H/sqlite"
+	sqlite3 "$H/sqlite/codex-dev.db" "CREATE TABLE local_thread_catalog (thread_id TEXT PRIMARY KEY, title TEXT);
+		INSERT INTO local_thread_catalog VALUES ('$root', 'mine'), ('$other', 'theirs');"
+	sum=$(sha256sum <"$H/sqlite/codex-dev.db")
+	run -0 --separate-stderr agc purge codex "$root"
+	[[ $stderr == *"Codex Desktop's database '$H/sqlite/codex-dev.db' names this thread in local_thread_catalog.thread_id (1): its layout is not established, so it is left as it is"* ]]
+	[[ $(sha256sum <"$H/sqlite/codex-dev.db") == "$sum" ]]
+	[[ ! -e $(m_get "$root" .rollout) ]]
+	# not SQLite: said, and the purge goes on
+	printf 'not a database at all, just some text that is long enough to be no header\n' >"$H/sqlite/codex-dev.db"
+	run -0 --separate-stderr agc purge codex "$other"
+	[[ $stderr == *"Codex Desktop's database '$H/sqlite/codex-dev.db' cannot be read"* ]]
+	[[ ! -e $(m_get "$other" .rollout) ]]
+}
+
 @test "codex (3): a thread read by a fork (history_base, rollout_reference, compressed) is refused: exit 4, reason fork, the fork named, nothing changed; --with-forks removes both" {
 	cx_fixture --seed 3713 --codex 8 --codex-forks 6 --codex-zst 2
 	local kind fork parent
@@ -247,6 +286,28 @@ release_write() {
 		all_unchanged
 	done
 	run -0 agc purge codex "$root"
+}
+
+@test "codex ls: every thread with the manifest's project, parent and creation time; a line 0 with an escaped key or a repeated one reads as jansson reads it" {
+	cx_fixture --seed 3717 --codex 6 --codex-children 2 --codex-zst 2
+	local a b ra rb
+	a=$(m_pick '.parent == null and (.zst | not)')
+	b=$(m_pick ".parent != null and (.zst | not) and .id != \"$a\"")
+	ra=$(m_get "$a" .rollout)
+	rb=$(m_get "$b" .rollout)
+	# a: the key cwd escaped (the head scanner asks jansson); b: cwd given twice, the last wins,
+	# and parent_thread_id escaped in its value
+	sed -i '1s/"cwd":/"\\u0063wd":/' "$ra"
+	sed -i '1s/"cwd":/"cwd":"\/nowhere","cwd":/' "$rb"
+	head -n1 "$ra" | jq -e --arg p "$(m_get "$a" .project)" '.payload.cwd == $p' >/dev/null
+	head -n1 "$rb" | jq -e --arg p "$(m_get "$b" .project)" '.payload.cwd == $p' >/dev/null
+	run -0 --separate-stderr agc --json ls --children --agent codex
+	[[ -z $stderr ]]
+	echo "$output" | jq -s -e --slurpfile m "$MAN" '
+		($m | map(select(.agent == "codex")) | map({key: .id, value: .}) | from_entries) as $want
+		| length == ($want | length)
+		and all(.[]; $want[.id] as $w | $w != null and .project == $w.project
+			and (.parent // null) == $w.parent and .created == ($w.created / 1000 | floor | todate))'
 }
 
 @test "codex (7): .jsonl.zst rollouts are listed with their metadata and purged" {

@@ -189,8 +189,12 @@ reader_dirty() {
 	done
 	run -0 agc purge codex "$id"
 	[[ ${lines[0]} == "purged codex $id "* ]]
-	# without --scrub the report says which databases may still hold older copies
-	[[ $output == *"older copies of the deleted rows may survive in the pages of '$H/state_5.sqlite'"* ]]
+	# without --scrub one hint names every database that may still hold older copies
+	[[ $(grep -c "secure_delete" <<<"$output") == 1 ]]
+	for db in $DBS; do
+		[[ $(grep "secure_delete" <<<"$output") == *"'$H/$db.sqlite'"* ]] || { echo "the hint does not name $db"; return 1; }
+	done
+	[[ $output == *"older copies of the deleted rows may survive in the pages of '$H/"*".sqlite' until a purge with --scrub rebuilds them"* ]]
 	for db in $DBS; do
 		# the live rows' occurrences, as a fresh copy of the database lays them out (rows
 		# and index entries, no free page)
@@ -237,6 +241,39 @@ reader_dirty() {
 	done
 	# the hint says who holds it and what to do
 	[[ $stderr == *"'$H/logs_2.sqlite-wal' is held by another process, so it was left as it is (and 1 more)"* ]]
+	exec 7>&-
+}
+
+@test "codex residue: a rerun after the reader's transaction ends finishes the WALs it left (exit 0), then says not found" {
+	cx_fixture --seed 3723 --codex 6 --codex-children 2
+	local id ids n other before
+	id=$(pick_quoted)
+	other=$(m_pick ".parent == null and .id != \"$id\"")
+	mapfile -t ids < <(echo "$id"; m_get "$id" '.children[]')
+	reader_start
+	reader_dirty "${ids[@]}"
+	reader_sql reading "BEGIN; SELECT count(*) FROM state_5.threads; SELECT count(*) FROM logs_2.logs;"
+	run --separate-stderr -3 agc purge --json codex "$id"
+	(( $(id_count "$H/state_5.sqlite-wal" "$id") > 0 ))
+	# while the reader still reads: the same residual again; a dry run says what the rerun
+	# does, changing nothing (but the WAL index every reader shares)
+	run --separate-stderr -3 agc purge --json codex "$id"
+	json_ok --arg h "$H" '.[0] | .status == "partial" and ([.residual[] | .path] | sort) == ["\($h)/logs_2.sqlite-wal", "\($h)/state_5.sqlite-wal"]'
+	before=$(find "$H" -type f ! -name '*-shm' -print0 | LC_ALL=C sort -z | xargs -0 sha256sum)
+	run --separate-stderr -0 agc purge --dry-run --json codex "$id"
+	json_ok --arg h "$H" '.[0] | .status == "dry-run"
+		and ([.removed[] | select(.kind == "file") | .path] | sort) == ["\($h)/logs_2.sqlite-wal", "\($h)/state_5.sqlite-wal"]'
+	[[ $(find "$H" -type f ! -name '*-shm' -print0 | LC_ALL=C sort -z | xargs -0 sha256sum) == "$before" ]]
+	reader_sql ended "COMMIT;"
+	run --separate-stderr -0 agc purge --json codex "$id"
+	json_ok --arg h "$H" '.[0] | .status == "purged" and .residual == []
+		and ([.removed[] | [.kind, .path]] | sort) == [["file", "\($h)/logs_2.sqlite-wal"], ["file", "\($h)/state_5.sqlite-wal"]]'
+	for n in $DBS; do
+		[[ $(id_count "$H/$n.sqlite-wal" "${ids[@]}") == 0 ]] || { echo "ids left in $n.sqlite-wal"; return 1; }
+	done
+	# the other thread is whole, and now the id is nowhere: not found
+	[[ $(rows_of "$H" "$other") == $(rows_want "$other") ]]
+	run --separate-stderr -5 agc purge --json codex "$id"
 	exec 7>&-
 }
 

@@ -5,7 +5,6 @@
  * change what AGC_AGENT_OPENCODE lists); agc_version() is the header's version.
  *   test_api FIXTURE   (FIXTURE: a built agentgc-fixture, for a generated home) */
 #include <errno.h>
-#include <ftw.h>
 #include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,58 +14,28 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
 #include "agentgc/agentgc.h"
 
-static const char *fixture;
-static char tmproot[PATH_MAX];
-static char home[PATH_MAX + 8];
+#include "fixture_run.h"
 
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
+static const char *fixture;
 
 /* A scratch dir with a generated home in it: 3 Claude sessions and 2 OpenCode ones. */
 static int setup(void **state)
 {
-	const char *tmp = getenv("TMPDIR");
-	char tmpdir[PATH_MAX + 8];
-	pid_t pid;
-	int st;
-
 	(void)state;
-	snprintf(tmproot, sizeof(tmproot), "%s/agc-test-api-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(tmproot))
-		return -1;
-	snprintf(home, sizeof(home), "%s/home", tmproot);
-	snprintf(tmpdir, sizeof(tmpdir), "%s/tmp", tmproot);
-	pid = fork();
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		execl(fixture, fixture, "--home", home, "--tmp", tmpdir, "--seed", "3", "--claude", "3",
-		      "--opencode", "2", "--jobs", "1", "--quiet", (char *)NULL);
-		_exit(127);
-	}
-	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-		fprintf(stderr, "%s failed\n", fixture);
-		return -1;
-	}
-	return 0;
+	return fx_make(fixture, "test-api", "--seed", "3", "--claude", "3", "--opencode", "2", "--jobs", "1",
+		       "--quiet", (char *)NULL);
 }
 
 static int teardown(void **state)
 {
 	(void)state;
-	return nftw(tmproot, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	return fx_remove();
 }
 
 typedef struct tally {
@@ -91,7 +60,7 @@ static agc_ctx *ctx_of_home(void)
 	agc_ctx_opts o = AGC_CTX_OPTS_INIT;
 	agc_ctx *ctx = NULL;
 
-	o.home = home;
+	o.home = fx_home;
 	assert_int_equal(agc_ctx_new(&ctx, &o), 0);
 	return ctx;
 }
@@ -127,14 +96,14 @@ static void test_api_ctx_opts_version(void **state)
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		memset(&o, 0, sizeof(o));
 		o.version = bad[i];
-		o.home = home;
+		o.home = fx_home;
 		assert_int_equal(agc_ctx_new(&ctx, &o), -1);
 		assert_ptr_equal(ctx, (agc_ctx *)&o);
 		assert_non_null(strstr(agc_error_last(), "agc_ctx_opts version"));
 		assert_non_null(strstr(agc_error_last(), "AGC_CTX_OPTS_INIT"));
 	}
 	ctx = ctx_of_home();
-	assert_string_equal(agc_ctx_home(ctx), home);
+	assert_string_equal(agc_ctx_home(ctx), fx_home);
 	agc_ctx_free(ctx);
 	/* NULL opts: every default ($HOME, which the test runner sets) */
 	ctx = NULL;
@@ -258,10 +227,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_api_ls_by_bit),
 	};
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: test_api AGENTGC-FIXTURE\n");
+	if (!(fixture = fx_arg(argc, argv, "test_api")))
 		return 2;
-	}
-	fixture = argv[1];
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

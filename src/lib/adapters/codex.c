@@ -21,6 +21,7 @@
 #include "core.h"
 #include "db.h"
 #include "error.h"
+#include "jscan.h"
 #include "json.h"
 #include "session.h"
 #include "toml.h"
@@ -429,13 +430,136 @@ static char *id_dup(const json_t *o, const char *key)
 	return s && agc_id_uuid(s, id) == 0 ? agc_strdup(id) : NULL;
 }
 
+/* A thread id in a string span: only an id of the grammar, canonical (R1). */
+static char *span_id(agc_jspan v)
+{
+	char *s = agc_jscan_str(v), id[AGC_ID_MAX];
+	bool ok = s && agc_id_uuid(s, id) == 0;
+
+	free(s);
+	return ok ? agc_strdup(id) : NULL;
+}
+
+static bool span_object(agc_jspan v)
+{
+	return v.p && v.n && v.p[0] == '{';
+}
+
+/* The fields of line 0 the index keeps (what line0_slow reads with jansson), by the head scanner
+ * (a line 0 is 21-27 KB, most of it instructions no one reads here). AGC_JSCAN_ASK when the
+ * scanner is not sure: then jansson reads it. */
+static int line0_fast(rollout *r, const char *line, size_t len)
+{
+	static const char *const top[] = {"type", "payload"};
+	static const char *const meta[] = {"parent_thread_id", "cwd", "history_base", "source", "timestamp"};
+	static const char *const tid[] = {"thread_id"};
+	static const char *const sub[] = {"subagent"};
+	static const char *const spawn[] = {"thread_spawn"};
+	static const char *const pid[] = {"parent_thread_id"};
+	agc_jspan t[2], m[5], v[1], w[1];
+	char *ts;
+
+	if (agc_jscan_line(line, len, top, 2, t) != AGC_JSCAN_OK)
+		return AGC_JSCAN_ASK;
+	if (!agc_jscan_str_is(t[0], "session_meta") || !span_object(t[1])) {
+		r->err = agc_strdup("its first line is not a session_meta line");
+		return AGC_JSCAN_OK;
+	}
+	if (agc_jscan_members(t[1], meta, 5, m) != AGC_JSCAN_OK)
+		return AGC_JSCAN_ASK;
+	r->parent = m[0].p ? span_id(m[0]) : NULL;
+	r->cwd = m[1].p ? agc_jscan_str(m[1]) : NULL;
+	if (span_object(m[2])) {
+		if (agc_jscan_members(m[2], tid, 1, v) != AGC_JSCAN_OK)
+			return AGC_JSCAN_ASK;
+		r->base = v[0].p ? span_id(v[0]) : NULL;
+	}
+	if (span_object(m[3]) && !r->parent) {
+		if (agc_jscan_members(m[3], sub, 1, v) != AGC_JSCAN_OK ||
+		    (span_object(v[0]) && agc_jscan_members(v[0], spawn, 1, w) != AGC_JSCAN_OK))
+			return AGC_JSCAN_ASK;
+		if (span_object(v[0]) && span_object(w[0])) {
+			if (agc_jscan_members(w[0], pid, 1, v) != AGC_JSCAN_OK)
+				return AGC_JSCAN_ASK;
+			r->parent = v[0].p ? span_id(v[0]) : NULL;
+		}
+	}
+	ts = m[4].p ? agc_jscan_str(m[4]) : NULL;
+	if (ts) {
+		int64_t ms;
+
+		if (agc_time_parse_iso(ts, &ms) == 0)
+			r->created_ms = ms;
+		free(ts);
+	}
+	return AGC_JSCAN_OK;
+}
+
+/* The same read with jansson (what the scanner is not sure of). */
+static void line0_slow(rollout *r, const char *line, size_t len)
+{
+	json_t *j = agc_json_parse(line, len);
+	const char *type = j ? agc_json_str(j, "type") : NULL;
+	const json_t *pl = j ? json_object_get(j, "payload") : NULL, *hb, *src;
+	const char *ts;
+	int64_t ms;
+
+	if (!type || strcmp(type, "session_meta") != 0 || !json_is_object(pl)) {
+		r->err = agc_strdup(j ? "its first line is not a session_meta line" : "its first line is not JSON");
+		json_decref(j);
+		return;
+	}
+	r->parent = id_dup(pl, "parent_thread_id");
+	r->cwd = json_dup(pl, "cwd");
+	hb = json_object_get(pl, "history_base");
+	if (json_is_object(hb))
+		r->base = id_dup(hb, "thread_id");
+	src = json_object_get(pl, "source");
+	if (json_is_object(src)) {
+		const json_t *sa = json_object_get(src, "subagent");
+		const json_t *sp = json_is_object(sa) ? json_object_get(sa, "thread_spawn") : NULL;
+
+		if (json_is_object(sp) && !r->parent)
+			r->parent = id_dup(sp, "parent_thread_id");
+	}
+	ts = agc_json_str(pl, "timestamp");
+	if (ts && agc_time_parse_iso(ts, &ms) == 0)
+		r->created_ms = ms;
+	json_decref(j);
+}
+
+/* A rollout_reference line after line 0: the thread whose rollout this one reads. */
+static void line1_read(rollout *r, const char *line, size_t len)
+{
+	static const char *const top[] = {"type", "payload"};
+	static const char *const tid[] = {"thread_id"};
+	agc_jspan t[2], v[1];
+	json_t *j;
+	const json_t *pl;
+	const char *type;
+
+	if (agc_jscan_line(line, len, top, 2, t) == AGC_JSCAN_OK) {
+		if (!agc_jscan_str_is(t[0], "rollout_reference") || !span_object(t[1]))
+			return;
+		if (agc_jscan_members(t[1], tid, 1, v) == AGC_JSCAN_OK) {
+			r->base = v[0].p ? span_id(v[0]) : NULL;
+			return;
+		}
+	}
+	j = agc_json_parse(line, len);
+	type = j ? agc_json_str(j, "type") : NULL;
+	pl = j ? json_object_get(j, "payload") : NULL;
+	if (type && strcmp(type, "rollout_reference") == 0 && json_is_object(pl))
+		r->base = id_dup(pl, "thread_id");
+	json_decref(j);
+}
+
 /* Line 0 (session_meta) and, when it is one, a rollout_reference line after it. */
 static void rollout_read(rollout *r, int homefd)
 {
 	agc_zlines *zl = NULL;
 	agc_zline ln;
-	json_t *j = NULL;
-	int fd, k;
+	int fd, nrc;
 
 	if (r->read)
 		return;
@@ -450,59 +574,22 @@ static void rollout_read(rollout *r, int homefd)
 		close(fd);
 		return;
 	}
-	for (k = 0; k < 2; k++) {
-		const json_t *pl;
-		const char *type;
-		int nrc = agc_zlines_next(zl, &ln);
-
-		if (nrc <= 0) {
-			if (k == 0)
-				r->err = agc_strdup(nrc < 0 ? agc_error_last() : "empty rollout");
-			break;
-		}
-		if (ln.flags & AGC_ZLINE_TOOLONG) {
-			if (k == 0)
-				r->err = agc_strdup("its first line is too long");
-			break;
-		}
-		j = agc_json_parse(ln.ptr, ln.len);
-		type = j ? agc_json_str(j, "type") : NULL;
-		pl = j ? json_object_get(j, "payload") : NULL;
-		if (k == 0) {
-			const json_t *hb, *src;
-
-			if (!type || strcmp(type, "session_meta") != 0 || !json_is_object(pl)) {
-				r->err = agc_strdup(j ? "its first line is not a session_meta line"
-						      : "its first line is not JSON");
-				break;
-			}
-			r->parent = id_dup(pl, "parent_thread_id");
-			r->cwd = json_dup(pl, "cwd");
-			hb = json_object_get(pl, "history_base");
-			if (json_is_object(hb))
-				r->base = id_dup(hb, "thread_id");
-			src = json_object_get(pl, "source");
-			if (json_is_object(src)) {
-				const json_t *sa = json_object_get(src, "subagent");
-				const json_t *ts = json_is_object(sa) ? json_object_get(sa, "thread_spawn") : NULL;
-
-				if (json_is_object(ts) && !r->parent)
-					r->parent = id_dup(ts, "parent_thread_id");
-			}
-			{
-				const char *ts = agc_json_str(pl, "timestamp");
-				int64_t ms;
-
-				if (ts && agc_time_parse_iso(ts, &ms) == 0)
-					r->created_ms = ms;
-			}
-		} else if (type && strcmp(type, "rollout_reference") == 0 && json_is_object(pl) && !r->base) {
-			r->base = id_dup(pl, "thread_id");
-		}
-		json_decref(j);
-		j = NULL;
+	nrc = agc_zlines_next(zl, &ln);
+	if (nrc <= 0)
+		r->err = agc_strdup(nrc < 0 ? agc_error_last() : "empty rollout");
+	else if (ln.flags & AGC_ZLINE_TOOLONG)
+		r->err = agc_strdup("its first line is too long");
+	else if (line0_fast(r, ln.ptr, ln.len) == AGC_JSCAN_ASK) {
+		/* what the scanner set before it asked is read again */
+		free(r->parent);
+		free(r->cwd);
+		free(r->base);
+		r->parent = r->cwd = r->base = NULL;
+		r->created_ms = 0;
+		line0_slow(r, ln.ptr, ln.len);
 	}
-	json_decref(j);
+	if (!r->err && !r->base && agc_zlines_next(zl, &ln) > 0 && !(ln.flags & AGC_ZLINE_TOOLONG))
+		line1_read(r, ln.ptr, ln.len);
 	agc_zlines_free(zl);
 	close(fd);
 }
@@ -621,6 +708,8 @@ typedef struct cxdb {
 	int dbi;            /* its index in the plan, -1 when not in it */
 	bool edges;         /* has thread_spawn_edges(parent_thread_id, child_thread_id) */
 	bool threads;       /* has threads(id) */
+	bool attached;      /* has threads.attached_thread_parent_id (formats/codex.md §4: a parent
+			       named there, a relation whose meaning is not established) */
 } cxdb;
 
 typedef struct cxdbs {
@@ -698,6 +787,7 @@ static int dbs_open(cxdbs *D, const agc_rootset *rs, int qfd)
 			x->edges = agc_db_has_column(x->db, "thread_spawn_edges", "parent_thread_id") &&
 				   agc_db_has_column(x->db, "thread_spawn_edges", "child_thread_id");
 			x->threads = agc_db_has_column(x->db, "threads", "id");
+			x->attached = x->threads && agc_db_has_column(x->db, "threads", "attached_thread_parent_id");
 		} else {
 			const char *msg = agc_error_last();
 			size_t al = strlen(abs);
@@ -822,42 +912,64 @@ static int db_rowsets(agc_plan *p, const cxdb *x, size_t dbi)
 	return rc;
 }
 
-/* The children of id by the spawn edges of every database that has them (R1: only ids of the
- * grammar). */
-static int edge_children(agc_plan *p, const cxdbs *D, const char *id, size_t *added)
+/* The threads a relation of every database names as children of id (R1: only ids of the
+ * grammar): by the spawn edges, or (attached) by threads.attached_thread_parent_id. Each is
+ * added to the plan when add is set (*added counts them), else given to each(p, child, ud). */
+static int db_children(agc_plan *p, const cxdbs *D, const char *id, bool attached, size_t *added,
+		       int (*each)(agc_plan *p, const char *child, void *ud), void *ud)
 {
+	static const char *const sql[2] = {
+		"SELECT child_thread_id FROM thread_spawn_edges WHERE parent_thread_id = ?1",
+		"SELECT id FROM threads WHERE attached_thread_parent_id = ?1",
+	};
+	const char *what = attached ? "threads" : "thread_spawn_edges";
 	size_t i;
 
 	for (i = 0; i < D->n; i++) {
 		sqlite3_stmt *st = NULL;
 		int rc;
 
-		if (!D->v[i].db || !D->v[i].edges)
+		if (!D->v[i].db || !(attached ? D->v[i].attached : D->v[i].edges))
 			continue;
-		rc = sqlite3_prepare_v2(D->v[i].db, "SELECT child_thread_id FROM thread_spawn_edges WHERE parent_thread_id = ?1",
-					-1, &st, NULL);
+		rc = sqlite3_prepare_v2(D->v[i].db, sql[attached], -1, &st, NULL);
 		if (rc != SQLITE_OK)
-			return agc_db_fail(D->v[i].db, rc, "thread_spawn_edges");
+			return agc_db_fail(D->v[i].db, rc, what);
 		sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
 		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 			const char *c = (const char *)sqlite3_column_text(st, 0);
 			char canon[AGC_ID_MAX];
 			size_t before = p->ids.n;
+			int arc;
 
 			if (!c || agc_id_uuid(c, canon) < 0)
 				continue;
-			if ((D->v[i].dbi >= 0 ? agc_plan_add_id_in(p, canon, (size_t)D->v[i].dbi)
-					      : agc_plan_add_id(p, canon)) < 0) {
+			if (each)
+				arc = each(p, canon, ud);
+			else
+				arc = D->v[i].dbi >= 0 ? agc_plan_add_id_in(p, canon, (size_t)D->v[i].dbi)
+						       : agc_plan_add_id(p, canon);
+			if (arc < 0) {
 				sqlite3_finalize(st);
 				return -1;
 			}
-			*added += p->ids.n - before;
+			if (added)
+				*added += p->ids.n - before;
 		}
 		sqlite3_finalize(st);
 		if (rc != SQLITE_DONE)
-			return agc_db_fail(D->v[i].db, rc, "thread_spawn_edges");
+			return agc_db_fail(D->v[i].db, rc, what);
 	}
 	return 0;
+}
+
+/* The children of id by the spawn edges, and, for a keep list (plan->keep), the threads that
+ * name it in attached_thread_parent_id: a relation whose meaning is not established may only
+ * keep more, never take more. */
+static int edge_children(agc_plan *p, const cxdbs *D, const char *id, size_t *added)
+{
+	if (db_children(p, D, id, false, added, NULL, NULL) < 0)
+		return -1;
+	return p->keep ? db_children(p, D, id, true, added, NULL, NULL) : 0;
 }
 
 /* ---- shared files --------------------------------------------------------------------------- */
@@ -986,6 +1098,119 @@ static int spawn_closure(agc_plan *p, const cxdbs *D, index_t *x, int homefd)
 				return -1;
 	} while (added);
 	return 0;
+}
+
+/* Threads that name one of the plan's in threads.attached_thread_parent_id: kept by a purge
+ * (the relation's meaning is not established, so it never takes more), and said. */
+static int attached_note(agc_plan *p, const char *child, void *ud)
+{
+	agc_buf *b = ud;
+
+	if (in_ids(p, child) || strstr(agc_buf_cstr(b), child))
+		return 0;
+	return agc_buf_printf(b, "%s'%s'", b->len ? ", " : "", child);
+}
+
+static int attached_hint(agc_plan *p, const cxdbs *D)
+{
+	agc_buf b = AGC_BUF_INIT;
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < p->ids.n && rc == 0; i++)
+		rc = db_children(p, D, p->ids.v[i], true, NULL, attached_note, &b);
+	if (rc == 0 && b.len) {
+		char *msg = agc_strfmt("Codex's threads table names this thread (or a sub-agent of it) in "
+				       "attached_thread_parent_id of %s, a relation whose meaning is not "
+				       "established: kept; purge each by its id if it belongs with this one",
+				       b.ptr);
+
+		rc = msg ? agc_plan_add_hint(p, NULL, msg) : agc_error_oom();
+		free(msg);
+	}
+	agc_buf_release(&b);
+	return rc;
+}
+
+/* Codex Desktop's own database (formats/codex.md §2: sqlite/codex-dev.db under the Codex home,
+ * a thread catalog, reported by others and never written by the CLI): its layout is not
+ * established, so nothing in it is changed; rows that name a thread of the plan in a column
+ * called id or naming a thread are said, with where they are. */
+#define CX_DESKTOP_DB "sqlite/codex-dev.db"
+
+static int desktop_hint(agc_plan *p, int homefd)
+{
+	agc_buf where = AGC_BUF_INIT;
+	char **tables = NULL, *abs, *ids;
+	size_t nt = 0, i;
+	sqlite3 *db = NULL;
+	struct stat st;
+	int rc = 0;
+
+	if (fstatat(homefd, CX_DESKTOP_DB, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
+		return 0;
+	abs = agc_plan_abspath(p->roots, R_HOME, CX_DESKTOP_DB);
+	ids = agc_plan_ids_json(p);
+	if (!abs || !ids) {
+		free(abs);
+		free(ids);
+		return agc_error_oom();
+	}
+	if (agc_db_open_ro(abs, &db) < 0 || agc_db_tables(db, &tables, &nt) < 0) {
+		char *msg = agc_strfmt("Codex Desktop's database '%s' cannot be read (%s): if it lists this "
+				       "thread, it still does",
+				       abs, agc_error_last());
+
+		rc = msg ? agc_plan_add_hint(p, NULL, msg) : agc_error_oom();
+		free(msg);
+		goto out;
+	}
+	for (i = 0; i < nt && i < 256 && rc == 0; i++) {
+		/* pragma_table_info takes the table's name as a string (%Q), a query its identifier */
+		char *t = agc_db_ident(tables[i]), *sql = sqlite3_mprintf("SELECT name FROM pragma_table_info(%Q)", tables[i]);
+		sqlite3_stmt *cols = NULL;
+
+		if (t && sql && sqlite3_prepare_v2(db, sql, -1, &cols, NULL) == SQLITE_OK) {
+			while (sqlite3_step(cols) == SQLITE_ROW) {
+				const char *c = (const char *)sqlite3_column_text(cols, 0);
+				char *ci, *q;
+				sqlite3_stmt *cnt = NULL;
+
+				if (!c || (strcasecmp(c, "id") != 0 && !agc_mem_icase(c, strlen(c), "thread", 6)))
+					continue;
+				ci = agc_db_ident(c);
+				q = ci ? agc_strfmt("SELECT count(*) FROM %s WHERE %s IN (SELECT value FROM json_each(?1))", t, ci)
+				       : NULL;
+				if (q && sqlite3_prepare_v2(db, q, -1, &cnt, NULL) == SQLITE_OK) {
+					sqlite3_bind_text(cnt, 1, ids, -1, SQLITE_STATIC);
+					if (sqlite3_step(cnt) == SQLITE_ROW && sqlite3_column_int64(cnt, 0) > 0)
+						agc_buf_printf(&where, "%s%s.%s (%lld)", where.len ? ", " : "", tables[i], c,
+							       (long long)sqlite3_column_int64(cnt, 0));
+				}
+				sqlite3_finalize(cnt);
+				free(q);
+				free(ci);
+			}
+		}
+		sqlite3_finalize(cols);
+		sqlite3_free(sql);
+		free(t);
+	}
+	if (rc == 0 && where.len) {
+		char *msg = agc_strfmt("Codex Desktop's database '%s' names this thread in %s: its layout is not "
+				       "established, so it is left as it is (Codex Desktop may still list the thread)",
+				       abs, where.ptr);
+
+		rc = msg ? agc_plan_add_hint(p, NULL, msg) : agc_error_oom();
+		free(msg);
+	}
+out:
+	agc_db_strv_free(tables, nt);
+	sqlite3_close(db);
+	agc_buf_release(&where);
+	free(abs);
+	free(ids);
+	return rc;
 }
 
 /* Forks that read a thread of the plan and are not in it: refused, or with --with-forks taken
@@ -1154,7 +1379,8 @@ static int cx_discover(agc_plan *p)
 			goto out;
 		}
 	}
-	if (spawn_closure(p, &D, x, homefd) < 0 || forks(p, &D, x, homefd) < 0) {
+	if (spawn_closure(p, &D, x, homefd) < 0 || forks(p, &D, x, homefd) < 0 ||
+	    (!p->gate_only && !p->again && (attached_hint(p, &D) < 0 || desktop_hint(p, homefd) < 0))) {
 		rc = -1;
 		goto out;
 	}
