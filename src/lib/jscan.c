@@ -73,12 +73,36 @@ static long hex4(const char *p)
 }
 
 /* A string at s->p (a '"'); *esc tells whether it holds an escape. */
+/* The bytes a string holds as they are: printable ASCII but the quote and the backslash
+ * (a line 0 is mostly such text: the scan of it is this loop). */
+static const bool plain[256] = {
+	[0x20] = 1, [0x21] = 1, [0x23 ... 0x5b] = 1, [0x5d ... 0x7f] = 1,
+};
+
+#define ONES 0x0101010101010101ULL
+#define HIGHS 0x8080808080808080ULL
+
 static int str(js *s, bool *esc)
 {
 	s->p++;
 	for (;;) {
 		unsigned char c;
 
+		/* eight bytes at a time while none of them is a quote, a backslash, a control
+		 * byte or outside ASCII (then byte by byte) */
+		while (s->e - s->p >= 8) {
+			uint64_t w, q, b;
+
+			memcpy(&w, s->p, 8);
+			q = w ^ (ONES * '"');
+			b = w ^ (ONES * '\\');
+			if (((q - ONES) & ~q & HIGHS) | ((b - ONES) & ~b & HIGHS) | ((w - ONES * 0x20) & ~w & HIGHS) |
+			    (w & HIGHS))
+				break;
+			s->p += 8;
+		}
+		while (s->p < s->e && plain[(unsigned char)*s->p])
+			s->p++;
 		if (s->p >= s->e)
 			return AGC_JSCAN_ASK;
 		c = (unsigned char)*s->p;
@@ -91,7 +115,7 @@ static int str(js *s, bool *esc)
 			if (s->e - s->p < 2)
 				return AGC_JSCAN_ASK;
 			c = (unsigned char)s->p[1];
-			if (c && strchr("\"\\/bfnrt", c)) {
+			if (c == '"' || c == '\\' || c == '/' || c == 'b' || c == 'f' || c == 'n' || c == 'r' || c == 't') {
 				s->p += 2;
 				continue;
 			}

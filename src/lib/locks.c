@@ -251,15 +251,21 @@ void agc_lock_release(agc_lock_hold *h)
 #define COORD_TRIES 200   /* the agent holds its coordination lock only briefly: 2 s in all */
 #define COORD_WAIT_MS 10
 #define FLOCKS_LINE_MAX 512
+#define FLOCKS_MAX ((size_t)1 << 20) /* locks in the table, at most */
 
-int agc_flocks_of(const char *procroot, dev_t dev, ino_t ino, void (*cb)(pid_t pid, void *ud), void *ud,
-		  bool *dev_differs)
+void agc_flocks_free(agc_flocks *t)
+{
+	free(t->v);
+	memset(t, 0, sizeof(*t));
+}
+
+int agc_flocks_load(const char *procroot, agc_flocks *t)
 {
 	char path[4096], line[FLOCKS_LINE_MAX];
 	FILE *f;
 	int fd;
 
-	*dev_differs = false;
+	memset(t, 0, sizeof(*t));
 	snprintf(path, sizeof(path), "%s/locks", procroot ? procroot : "/proc");
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
@@ -287,29 +293,67 @@ int agc_flocks_of(const char *procroot, dev_t dev, ino_t ino, void (*cb)(pid_t p
 			continue;
 		}
 		for (tok = strtok_r(line, " \t\n", &save); tok; prev = tok, tok = strtok_r(NULL, " \t\n", &save)) {
+			agc_flock *l;
 			char *end;
 			long pid;
 
 			if (sscanf(tok, "%lx:%lx:%llu%n", &maj, &min, &in, &used) != 3 || tok[used] != '\0')
 				continue;
-			if ((ino_t)in != ino)
-				break;
-			if (maj != major(dev) || min != minor(dev)) {
-				*dev_differs = true;
-				break;
-			}
 			pid = prev ? strtol(prev, &end, 10) : -1;
+			l = AGC_ARRAY_PUSH(t, FLOCKS_MAX);
+			if (!l) {
+				fclose(f);
+				agc_flocks_free(t);
+				return -1;
+			}
+			l->maj = maj;
+			l->min = min;
+			l->ino = (ino_t)in;
 			/* an OFD lock shows -1: no process, but the file is locked all the same */
-			cb(prev && *end == '\0' && pid > 0 ? (pid_t)pid : 0, ud);
+			l->pid = prev && *end == '\0' && pid > 0 ? (pid_t)pid : 0;
 			break;
 		}
 	}
 	if (ferror(f)) {
 		fclose(f);
+		agc_flocks_free(t);
 		return agc_error_set(-1, "cannot read '%s'", path);
 	}
 	fclose(f);
+	t->loaded = true;
 	return 1;
+}
+
+void agc_flocks_find(const agc_flocks *t, dev_t dev, ino_t ino, void (*cb)(pid_t pid, void *ud), void *ud,
+		     bool *dev_differs)
+{
+	size_t i;
+
+	*dev_differs = false;
+	for (i = 0; i < t->n; i++) {
+		const agc_flock *l = &t->v[i];
+
+		if (l->ino != ino)
+			continue;
+		if (l->maj != major(dev) || l->min != minor(dev)) {
+			*dev_differs = true;
+			continue;
+		}
+		cb(l->pid, ud);
+	}
+}
+
+int agc_flocks_of(const char *procroot, dev_t dev, ino_t ino, void (*cb)(pid_t pid, void *ud), void *ud,
+		  bool *dev_differs)
+{
+	agc_flocks t;
+	int rc = agc_flocks_load(procroot, &t);
+
+	*dev_differs = false;
+	if (rc == 1)
+		agc_flocks_find(&t, dev, ino, cb, ud, dev_differs);
+	agc_flocks_free(&t);
+	return rc;
 }
 
 #define PROC_PID_INIT_INO 0xEFFFFFFCU /* the initial pid namespace's inode (the kernel's own) */

@@ -74,6 +74,23 @@ bool agc_lock_mkdir_fresh(int dirfd, const char *name, int64_t stale_ms, int64_t
  * when the table was read, 0 when there is none (another system: probe instead), -1. */
 int agc_flocks_of(const char *procroot, dev_t dev, ino_t ino, void (*cb)(pid_t pid, void *ud), void *ud,
 		  bool *dev_differs);
+/* That table read once, for many questions (a listing of every thread's lock). */
+typedef struct agc_flock {
+	unsigned long maj, min;
+	ino_t ino;
+	pid_t pid; /* 0: outside this pid namespace, or an OFD lock */
+} agc_flock;
+typedef struct agc_flocks {
+	agc_flock *v;
+	size_t n, cap;
+	bool loaded;
+} agc_flocks;
+/* 1 read (t filled), 0 none (t empty, not loaded), -1. */
+int agc_flocks_load(const char *procroot, agc_flocks *t);
+/* agc_flocks_of's answer from the table read. */
+void agc_flocks_find(const agc_flocks *t, dev_t dev, ino_t ino, void (*cb)(pid_t pid, void *ud), void *ud,
+		     bool *dev_differs);
+void agc_flocks_free(agc_flocks *t);
 /* Whether that table shows every lock: only in the initial pid namespace (the kernel leaves
  * out locks of processes outside the reader's), as procroot/self/ns/pid tells. */
 bool agc_flocks_complete(const char *procroot);

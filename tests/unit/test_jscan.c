@@ -205,6 +205,33 @@ static void test_jscan_members(void **state)
 	assert_int_equal(agc_jscan_members((agc_jspan){"{\"con\\u0074ent\":1}", 18}, mk, 1, &c), AGC_JSCAN_ASK);
 }
 
+/* Long strings are scanned eight bytes at a time: a quote, a backslash, a control byte, DEL or
+ * a byte outside ASCII at every place of a word, and the word's end, is still seen (agree). */
+static void test_jscan_long_strings(void **state)
+{
+	static const char *const odd[] = {"\"", "\\", "\\n", "\x1f", "\x7f", "\x80", "\xc3\xa9", "\xff", "\t"};
+	char buf[256];
+	size_t at, k, len;
+
+	(void)state;
+	for (len = 0; len < 40; len++)
+		for (at = 0; at <= len; at++)
+			for (k = 0; k < sizeof(odd) / sizeof(odd[0]); k++) {
+				size_t n = 0, i;
+
+				n += (size_t)snprintf(buf + n, sizeof(buf) - n, "{\"cwd\":\"");
+				for (i = 0; i < len; i++) {
+					if (i == at)
+						n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s", odd[k]);
+					buf[n++] = (char)('a' + i % 26);
+				}
+				n += (size_t)snprintf(buf + n, sizeof(buf) - n, "\",\"n\":1}");
+				/* valid ones (an escape, a character of two bytes, DEL) are read, not asked */
+				if (agree(buf, n) != AGC_JSCAN_OK && (k == 2 || k == 4 || k == 6))
+					fail_msg("a valid line was not read: %.*s", (int)n, buf);
+			}
+}
+
 /* Many mutations of real-looking lines: whenever jscan says OK, jansson agrees (agree). */
 static void test_jscan_mutations(void **state)
 {
@@ -214,6 +241,8 @@ static void test_jscan_mutations(void **state)
 		"{\"type\":\"custom-title\",\"customTitle\":\"name \\ud83d\\ude00\",\"sessionId\":\"x\",\"cwd\":\"/a\\/b\"}",
 		"{\"type\":\"assistant\",\"message\":{\"content\":[{\"type\":\"text\",\"text\":\"ok\"},{\"type\":\"tool_use\",\"input\":{\"cwd\":\"/x\",\"a\":[1,2,3]}}]},\"isMeta\":true}",
 		"[{\"cwd\":\"/y\"},\"caf\xc3\xa9\",true,null]",
+		"{\"type\":\"session_meta\",\"payload\":{\"cwd\":\"/home/dev/work/a-long-project-name\",\"base_instructions\":"
+		"{\"text\":\"You are a coding agent.\\nWork in the user's workspace and ask before destructive steps.\\n\"}}}",
 	};
 	static const char alphabet[] = "{}[]\":,\\u0dD8Ac9e-.+ \t\ntrufalsn\xc3\xa9\xed\xff";
 	char buf[1024];
@@ -222,7 +251,7 @@ static void test_jscan_mutations(void **state)
 
 	(void)state;
 	for (i = 0; i < 40000; i++) {
-		const char *s = seeds[i % 4];
+		const char *s = seeds[i % 5];
 		size_t n = strlen(s), m, k;
 		int e;
 
@@ -255,6 +284,7 @@ int main(void)
 		cmocka_unit_test(test_jscan_escapes),
 		cmocka_unit_test(test_jscan_unsure),
 		cmocka_unit_test(test_jscan_members),
+		cmocka_unit_test(test_jscan_long_strings),
 		cmocka_unit_test(test_jscan_mutations),
 	};
 

@@ -1538,8 +1538,8 @@ static void charge_rows(crows *R, const cxdb *x)
 			size = agc_db_row_size_sql(x->db, x->tables[i], "r");
 			t = agc_db_ident(x->tables[i]);
 			c = NULL;
-			sql = size && t ? agc_strfmt("SELECT threads.id, sum(%s) FROM %s AS r JOIN threads ON "
-						     "r.rollout_path = threads.rollout_path GROUP BY 1",
+			sql = size && t ? agc_strfmt("SELECT threads.id, %s FROM %s AS r JOIN threads ON "
+						     "r.rollout_path = threads.rollout_path",
 						     size, t)
 					: NULL;
 		} else if (nk && strncmp(x->tables[i], "sqlite_", 7) != 0) {
@@ -1550,19 +1550,31 @@ static void charge_rows(crows *R, const cxdb *x)
 			size = agc_db_row_size_sql(x->db, x->tables[i], NULL);
 			t = agc_db_ident(x->tables[i]);
 			c = agc_db_ident(key);
-			sql = size && t && c ? agc_strfmt("SELECT %s, sum(%s) FROM %s GROUP BY 1", c, size, t) : NULL;
+			/* the table in its own order, summed here: a GROUP BY would read it through the
+			 * key's index, one lookup of the table per row */
+			sql = size && t && c ? agc_strfmt("SELECT %s, %s FROM %s", c, size, t) : NULL;
 		} else {
 			continue;
 		}
-		if (sql && sqlite3_prepare_v2(x->db, sql, -1, &st, NULL) == SQLITE_OK)
+		if (sql && sqlite3_prepare_v2(x->db, sql, -1, &st, NULL) == SQLITE_OK) {
+			char last[AGC_ID_MAX] = "";
+			crow *r = NULL;
+
 			while (sqlite3_step(st) == SQLITE_ROW) {
 				const char *id = (const char *)sqlite3_column_text(st, 0);
 				char canon[AGC_ID_MAX];
-				crow *r = id && agc_id_uuid(id, canon) == 0 ? crow_find(R, canon) : NULL;
 
+				if (!id)
+					continue;
+				/* rows of one thread mostly come together: its row found once */
+				if (strcmp(id, last) != 0) {
+					snprintf(last, sizeof(last), "%s", id);
+					r = agc_id_uuid(id, canon) == 0 ? crow_find(R, canon) : NULL;
+				}
 				if (r)
 					r->sz.bytes += (uint64_t)sqlite3_column_int64(st, 1);
 			}
+		}
 		sqlite3_finalize(st);
 		free(sql);
 		free(size);
@@ -1648,34 +1660,66 @@ static void count_cb(pid_t pid, void *ud)
 	(*(size_t *)ud)++;
 }
 
-/* R5 for ls: a thread whose writer lock anyone holds is live. The kernel's lock table tells it
- * without taking a lock; where it cannot (none, or the inode shown on another device), a
- * probe under the coordination lock. A lock that cannot be looked at counts as held. */
-static bool lock_held(const char *procroot, int homefd, const char *id)
+/* R5 for ls: a thread whose writer lock anyone holds is live. The kernel's lock table (read
+ * once) tells it without taking a lock; where it cannot (none, or the inode shown on another
+ * device), a probe under the coordination lock. A lock that cannot be looked at counts as
+ * held; the lock dir is listed once. */
+static bool lock_held(const agc_flocks *t, int trc, int dfd, const char *name)
 {
-	char rel[256];
 	struct stat st;
 	bool differs = false;
 	size_t n = 0;
-	int rc, dfd;
+	int rc;
 
-	snprintf(rel, sizeof(rel), "thread-writer-locks/%s.lock", id);
-	if (fstatat(homefd, rel, &st, AT_SYMLINK_NOFOLLOW) < 0)
-		return errno != ENOENT && errno != ENOTDIR;
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno != ENOENT;
 	if (!S_ISREG(st.st_mode))
 		return false;
-	rc = agc_flocks_of(procroot, st.st_dev, st.st_ino, count_cb, &n, &differs);
-	if (rc < 0 || n > 0)
+	if (trc < 0)
 		return true;
-	if (rc == 1 && !differs)
-		return false;
-	dfd = openat(homefd, "thread-writer-locks", O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-	if (dfd < 0)
-		return true;
-	snprintf(rel, sizeof(rel), "%s.lock", id);
-	rc = agc_sesslock_probe(dfd, CX_COORD, rel);
-	close(dfd);
+	if (trc == 1) {
+		agc_flocks_find(t, st.st_dev, st.st_ino, count_cb, &n, &differs);
+		if (n > 0)
+			return true;
+		if (!differs)
+			return false;
+	}
+	rc = agc_sesslock_probe(dfd, CX_COORD, name);
 	return rc != 0 && rc != AGC_ENOTFOUND;
+}
+
+static void live_locks(crows *R, const char *procroot, int homefd, agc_ls_sink *sink)
+{
+	DIR *d = agc_dir_at(homefd, "thread-writer-locks");
+	struct dirent *e;
+	agc_flocks t;
+	size_t k;
+	int trc;
+
+	if (!d) {
+		/* a lock dir that cannot be read: no lock in it can be told free */
+		if (errno != ENOENT && errno != ENOTDIR)
+			for (k = 0; k < R->n; k++)
+				agc_ls_gate_live(sink, R->v[k].gate);
+		return;
+	}
+	trc = agc_flocks_load(procroot, &t);
+	while ((e = readdir(d))) {
+		size_t len = strlen(e->d_name);
+		char id[AGC_ID_MAX], tmp[AGC_UUID_LEN + 1];
+		crow *r;
+
+		if (len != AGC_UUID_LEN + 5 || strcmp(e->d_name + AGC_UUID_LEN, ".lock") != 0)
+			continue;
+		memcpy(tmp, e->d_name, AGC_UUID_LEN);
+		tmp[AGC_UUID_LEN] = '\0';
+		if (agc_id_uuid(tmp, id) < 0 || strcmp(tmp, id) != 0 || !(r = crow_find(R, id)))
+			continue;
+		if (lock_held(&t, trc, dirfd(d), e->d_name))
+			agc_ls_gate_live(sink, r->gate);
+	}
+	agc_flocks_free(&t);
+	closedir(d);
 }
 
 static size_t cx_index(void)
@@ -1691,7 +1735,6 @@ static void charge_side(crows *R, int homefd, agc_ls_sink *sink)
 {
 	DIR *d = agc_dir_at(homefd, "shell_snapshots");
 	struct dirent *e;
-	size_t k;
 
 	while (d && (e = readdir(d))) {
 		const char *dot = strchr(e->d_name, '.');
@@ -1709,12 +1752,19 @@ static void charge_side(crows *R, int homefd, agc_ls_sink *sink)
 	}
 	if (d)
 		closedir(d);
-	for (k = 0; k < R->n; k++) {
-		char rel[128];
+	/* the TUI's markers, named by their thread: the dir listed once */
+	d = agc_dir_at(homefd, "tui-thread-reference-capabilities");
+	while (d && (e = readdir(d))) {
+		char id[AGC_ID_MAX];
+		crow *r;
 
-		snprintf(rel, sizeof(rel), "tui-thread-reference-capabilities/%s", R->v[k].id);
-		agc_ls_charge_at(sink, R->v[k].gate, true, homefd, rel, &R->v[k].sz, &R->v[k].updated);
+		if (strlen(e->d_name) != AGC_UUID_LEN || agc_id_uuid(e->d_name, id) < 0 || strcmp(e->d_name, id) != 0 ||
+		    !(r = crow_find(R, id)))
+			continue;
+		agc_ls_charge(sink, r->gate, true, dirfd(d), e->d_name, NULL, &r->sz, &r->updated);
 	}
+	if (d)
+		closedir(d);
 }
 
 static int cx_list(agc_ctx *ctx, const agc_rootset *rs, const agc_ls_opts *opts, agc_ls_sink *sink)
@@ -1767,9 +1817,8 @@ static int cx_list(agc_ctx *ctx, const agc_rootset *rs, const agc_ls_opts *opts,
 		r->gate = agc_ls_gate_new(sink, agent);
 		agc_ls_gate_id(sink, r->gate, r->id);
 		agc_ls_gate_file(sink, r->gate, &ro->st);
-		if (lock_held(ctx->procroot, homefd, r->id))
-			agc_ls_gate_live(sink, r->gate);
 	}
+	live_locks(&R, ctx->procroot, homefd, sink);
 	if (qp && (qfd = open(qp, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0 && dbs_open(&D, rs, qfd) < 0) {
 		rc = -1;
 		goto out;
