@@ -5,29 +5,12 @@
 # tested on these homes; a fixture that drifts from the format doc would test nothing.
 
 load lib
+load cx
 
-setup() {
-	agc_setup
-	need_fixture
-	command -v sqlite3 >/dev/null || { echo "the sqlite3 tool is needed" >&2; return 1; }
-	unset CODEX_HOME CODEX_SQLITE_HOME
-	H=$HOME/.codex
-	MAN=$BATS_TEST_TMPDIR/manifest.jsonl
-}
+setup() { cx_setup; }
 
-# A generated Codex home in $HOME (a fresh one: the generator wants it).
-cx_fixture() {
-	rm -rf "$HOME" "$TMPDIR"
-	"$AGENTGC_FIXTURE" --home "$HOME" --tmp "$TMPDIR" --claude 0 --now "$NOW" --quiet \
-		--manifest "$MAN" "$@"
-	mkdir -p "$TMPDIR"
-}
-
-# The manifest: codex lines, one thread's line, a field of it.
+# The manifest's codex lines (cx.bash has the rest of its helpers).
 m_threads() { jq -c 'select(.agent == "codex")' "$MAN"; }
-m_get() { jq -r --arg id "$1" "select(.agent == \"codex\" and .id == \$id) | $2" "$MAN"; }
-m_pick() { jq -r "select(.agent == \"codex\" and ($1)) | .id" "$MAN" | head -n1; }
-m_summary() { jq -r "select(.summary) | .summary.codex | $1" "$MAN"; }
 
 # sqlite3 on database NAME (state_5, ...) of the SQLite home.
 q() {

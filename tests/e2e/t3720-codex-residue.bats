@@ -9,32 +9,11 @@
 # a foreign --home that ignores the caller's variables (formats/codex.md §1).
 
 load lib
+load cx
 
 DBS="state_5 thread_history_1 logs_2 goals_1 queue_1 memories_1"
 
-setup() {
-	agc_setup
-	need_fixture
-	command -v sqlite3 >/dev/null || { echo "the sqlite3 tool is needed" >&2; return 1; }
-	unset CODEX_HOME CODEX_SQLITE_HOME
-	H=$HOME/.codex
-	MAN=$BATS_TEST_TMPDIR/manifest.jsonl
-}
-
-teardown() {
-	agc_teardown
-}
-
-# A generated Codex home in $HOME (a fresh one: the generator wants it).
-cx_fixture() {
-	rm -rf "$HOME" "$TMPDIR"
-	"$AGENTGC_FIXTURE" --home "$HOME" --tmp "$TMPDIR" --claude 0 --now "$NOW" --quiet \
-		--manifest "$MAN" "$@"
-	mkdir -p "$TMPDIR"
-}
-
-m_get() { jq -r --arg id "$1" "select(.agent == \"codex\" and .id == \$id) | $2" "$MAN"; }
-m_pick() { jq -r "select(.agent == \"codex\" and ($1)) | .id" "$MAN" | head -n1; }
+setup() { cx_setup; }
 
 # A root with sub-agents whose id another thread quotes (in its rows, rollout and lines).
 pick_quoted() {

@@ -16,8 +16,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /* The fixture directory of the running test (its real path), "" when none. */
@@ -232,6 +235,42 @@ static inline bool t_exists(const char *rel)
 static inline void t_symlink(const char *target, const char *rel)
 {
 	assert_int_equal(symlink(target, t_path(rel)), 0);
+}
+
+/* A child that takes flock(how) on rel and waits to be killed: its pid, once it holds it. */
+static inline pid_t t_hold_flock(const char *rel, int how)
+{
+	int pfd[2];
+	pid_t pid;
+	char c;
+
+	assert_int_equal(pipe(pfd), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int fd = open(t_path(rel), O_RDONLY);
+
+		if (fd < 0 || flock(fd, how) < 0)
+			_exit(1);
+		if (write(pfd[1], "x", 1) != 1)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	close(pfd[1]);
+	assert_int_equal(read(pfd[0], &c, 1), 1);
+	close(pfd[0]);
+	return pid;
+}
+
+/* Kill and reap *pid (t_hold_flock's), if any; *pid becomes -1. */
+static inline void t_let_go(pid_t *pid)
+{
+	if (*pid > 0) {
+		kill(*pid, SIGKILL);
+		waitpid(*pid, NULL, 0);
+	}
+	*pid = -1;
 }
 
 #endif

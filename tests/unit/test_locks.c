@@ -43,37 +43,14 @@ static bool exists(const char *rel)
 	return t_exists(rel);
 }
 
-/* A child that takes flock(how) on rel and waits to be killed; returns once it holds it. */
 static void hold(const char *rel, int how)
 {
-	int pfd[2];
-	char c;
-
-	assert_int_equal(pipe(pfd), 0);
-	child = fork();
-	assert_true(child >= 0);
-	if (child == 0) {
-		int fd = open(P(rel), O_RDONLY);
-
-		if (fd < 0 || flock(fd, how) < 0)
-			_exit(1);
-		if (write(pfd[1], "x", 1) != 1)
-			_exit(1);
-		for (;;)
-			pause();
-	}
-	close(pfd[1]);
-	assert_int_equal(read(pfd[0], &c, 1), 1);
-	close(pfd[0]);
+	child = t_hold_flock(rel, how);
 }
 
 static void let_go(void)
 {
-	if (child > 0) {
-		kill(child, SIGKILL);
-		waitpid(child, NULL, 0);
-	}
-	child = -1;
+	t_let_go(&child);
 }
 
 static int setup(void **state)

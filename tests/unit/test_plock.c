@@ -161,25 +161,10 @@ static bool exists(const char *rel)
 
 static void hold(const char *rel, int how)
 {
-	int pfd[2];
-	char c;
+	char rel_fake[PATH_MAX];
 
-	assert_int_equal(pipe(pfd), 0);
-	child = fork();
-	assert_true(child >= 0);
-	if (child == 0) {
-		int fd = open(P(rel), O_RDONLY);
-
-		if (fd < 0 || flock(fd, how) < 0)
-			_exit(1);
-		if (write(pfd[1], "x", 1) != 1)
-			_exit(1);
-		for (;;)
-			pause();
-	}
-	close(pfd[1]);
-	assert_int_equal(read(pfd[0], &c, 1), 1);
-	close(pfd[0]);
+	snprintf(rel_fake, sizeof(rel_fake), "fake/%s", rel);
+	child = t_hold_flock(rel_fake, how);
 }
 
 static int make_ctx(const char *procroot)
@@ -207,11 +192,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	(void)state;
-	if (child > 0) {
-		kill(child, SIGKILL);
-		waitpid(child, NULL, 0);
-	}
-	child = -1;
+	t_let_go(&child);
 	agc_ctx_free(ctx);
 	ctx = NULL;
 	return t_teardown_dir();
@@ -275,9 +256,7 @@ static void test_purge_held_lock(void **state)
 		assert_int_equal(agc_in_use(ctx, "fake", "one", &r), 0);
 		assert_int_equal(agc_report_status(r), AGC_ST_IN_USE);
 		agc_report_free(r);
-		kill(child, SIGKILL);
-		waitpid(child, NULL, 0);
-		child = -1;
+		t_let_go(&child);
 	}
 	/* let go: the same purge goes through */
 	assert_int_equal(agc_purge(ctx, "fake", "one", 0, &r), 0);
