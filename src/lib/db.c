@@ -229,6 +229,26 @@ bool agc_db_references(sqlite3 *db, const char *from, const char *to)
 	return found;
 }
 
+size_t agc_db_next_table(sqlite3 *db, const char *const *todo, size_t n)
+{
+	size_t i, k;
+
+	for (i = 0; i < n; i++) {
+		bool referenced = false;
+
+		if (!todo[i])
+			continue;
+		for (k = 0; k < n && !referenced; k++)
+			referenced = k != i && todo[k] && agc_db_references(db, todo[k], todo[i]);
+		if (!referenced)
+			return i;
+	}
+	/* a cycle: take them in schema order */
+	for (i = 0; i < n && !todo[i]; i++)
+		;
+	return i;
+}
+
 int agc_db_begin_write(sqlite3 *db, bool *wal)
 {
 	sqlite3_stmt *st = NULL;

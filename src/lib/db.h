@@ -50,6 +50,10 @@ int agc_db_table_virtual(sqlite3 *db, const char *table);
 
 /* Whether table from has a foreign key to table to. */
 bool agc_db_references(sqlite3 *db, const char *from, const char *to);
+/* The order rows are deleted in, one table at a time: of the tables still in todo (n slots,
+ * NULL where one was taken), the first that no other of them references by a foreign key
+ * (children before their parents); in a cycle, the first still there. n when none is left. */
+size_t agc_db_next_table(sqlite3 *db, const char *const *todo, size_t n);
 
 /* An identifier quoted for SQL: "name" with inner quotes doubled (malloc'd). */
 char *agc_db_ident(const char *name);

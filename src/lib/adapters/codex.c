@@ -869,21 +869,8 @@ static int db_rowsets(agc_plan *p, const cxdb *x, size_t dbi)
 			todo[n++] = x->tables[i];
 	}
 	for (done = 0; done < n && rc == 0; done++) {
-		size_t pick = n;
+		size_t pick = agc_db_next_table(x->db, (const char *const *)todo, n);
 
-		for (i = 0; i < n && pick == n; i++) {
-			bool referenced = false;
-
-			if (!todo[i])
-				continue;
-			for (k = 0; k < n && !referenced; k++)
-				referenced = k != i && todo[k] && agc_db_references(x->db, todo[k], todo[i]);
-			if (!referenced)
-				pick = i;
-		}
-		if (pick == n)
-			for (pick = 0; !todo[pick]; pick++)
-				;
 		{
 			const char *keys[3];
 			bool record;

@@ -354,22 +354,8 @@ static int db_rowsets(agc_plan *p, sqlite3 *db, const schema *s, size_t dbi)
 			todo[n++] = s->sess[k];
 	}
 	for (done = 0; done < n && rc == 0; done++) {
-		size_t pick = n;
+		size_t pick = agc_db_next_table(db, (const char *const *)todo, n);
 
-		/* the first remaining table that no other remaining table references */
-		for (i = 0; i < n && pick == n; i++) {
-			bool referenced = false;
-
-			if (!todo[i])
-				continue;
-			for (k = 0; k < n && !referenced; k++)
-				referenced = k != i && todo[k] && agc_db_references(db, todo[k], todo[i]);
-			if (!referenced)
-				pick = i;
-		}
-		if (pick == n) /* a cycle: take them in schema order */
-			for (pick = 0; !todo[pick]; pick++)
-				;
 		{
 			const char *t = todo[pick];
 			bool is_sess = false, direct, via;
