@@ -345,9 +345,9 @@ static int one(cli *c, const char *what, const char *agent, const char *id, unsi
 			}
 		}
 	}
-	/* a purge's hints (what may still hold older copies) are said after it went, too */
-	if (code == EXIT_REFUSED || code == EXIT_LEFT ||
-	    (strcmp(what, "purge") == 0 && code == EXIT_OK && !c->quiet && !(flags & AGC_PURGE_DRY_RUN)))
+	/* a purge's hints (what may still hold older copies, what it keeps) are said after it
+	 * went, and by a dry run of it */
+	if (code == EXIT_REFUSED || code == EXIT_LEFT || (strcmp(what, "purge") == 0 && code == EXIT_OK && !c->quiet))
 		print_hints(r);
 	tally_add(r);
 	agc_report_free(r);

@@ -899,5 +899,8 @@ void cli_report_json(const cli *c, const agc_report *r, const char *what)
 	json_object_set_new(o, "children", strs_json(agc_report_child_count(r), agc_report_child, r));
 	if (agc_report_fork_count(r))
 		json_object_set_new(o, "forks", strs_json(agc_report_fork_count(r), agc_report_fork, r));
+	/* the advice the text output gives on stderr, for a program to show a person */
+	if (agc_report_hint_count(r))
+		json_object_set_new(o, "hints", strs_json(agc_report_hint_count(r), agc_report_hint, r));
 	cli_json_print(o);
 }

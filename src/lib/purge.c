@@ -18,6 +18,7 @@
 #include "holders.h"
 #include "json.h"
 #include "lines.h"
+#include "pending.h"
 #include "remove.h"
 #include "report.h"
 #include "scan.h"
@@ -108,68 +109,31 @@ static int discover_in(agc_ctx *ctx, size_t agent, const char *canon, agc_plan *
 			agc_plan_rootfd(p, i);
 	if (agc_adapter_table[agent]->discover(p) < 0)
 		return -1;
-	if ((m == DISCOVER_ALL || m == DISCOVER_PURGE) && agc_plan_empty(p))
+	if (m == DISCOVER_ALL || m == DISCOVER_PURGE)
 		wal_residue(p);
 	return 0;
 }
 
-/* Whether the -wal of database d holds one of the plan's ids (its bytes, anywhere: WAL frames
- * are page images). Read in chunks through its dir, reached without a link, and only when it
- * is a regular file (R2, R8). 1 (and *bytes its size), 0, or 0 when it cannot be read: the
- * WAL is only a place where deleted text may be left, and no answer there is a session. */
-#define WAL_CHUNK ((size_t)1 << 20)
-
-static int wal_holds(agc_plan *p, size_t d, uint64_t *bytes)
-{
-	const agc_dbref *db = &p->dbs.v[d];
-	int rootfd = agc_plan_rootfd(p, db->root), dfd = -1, fd, err, found = 0;
-	size_t longest = 0, keep = 0, i;
-	const char *leaf;
-	char name[512], *buf;
-	struct stat st;
-
-	if (rootfd < 0 || agc_walk_parent(rootfd, db->rel, &dfd, &leaf, &err) != AGC_WALK_OK)
-		return 0;
-	if ((size_t)snprintf(name, sizeof(name), "%s-wal", leaf) >= sizeof(name)) {
-		close(dfd);
-		return 0;
-	}
-	fd = agc_open_file_at(dfd, name, 0, &st);
-	close(dfd);
-	if (fd < 0)
-		return 0;
-	for (i = 0; i < p->ids.n; i++)
-		if (strlen(p->ids.v[i]) > longest)
-			longest = strlen(p->ids.v[i]);
-	buf = longest && st.st_size > 0 ? malloc(WAL_CHUNK + longest) : NULL;
-	while (buf && !found) {
-		ssize_t got = read(fd, buf + keep, WAL_CHUNK);
-		size_t have;
-
-		if (got <= 0)
-			break;
-		have = keep + (size_t)got;
-		for (i = 0; i < p->ids.n && !found; i++)
-			found = memmem(buf, have, p->ids.v[i], strlen(p->ids.v[i])) != NULL;
-		/* an id across two chunks: the tail of this one starts the next */
-		keep = have < longest - 1 ? have : longest - 1;
-		memmove(buf, buf + have - keep, keep);
-	}
-	free(buf);
-	close(fd);
-	if (found)
-		*bytes = (uint64_t)st.st_size;
-	return found;
-}
-
-/* A session of which nothing is left but its text in a database's WAL (agc_dbref.wal_residue):
- * found, so that a purge finishes what an earlier one could not (R6). */
+/* A database an earlier purge of one of the plan's ids could not checkpoint (pending.h): its
+ * WAL is finished by this purge (R6: a rerun finishes), whatever else is left of the session. */
 static void wal_residue(agc_plan *p)
 {
 	size_t d;
 
-	for (d = 0; d < p->dbs.n; d++)
-		p->dbs.v[d].wal_residue = wal_holds(p, d, &p->dbs.v[d].wal_bytes) == 1;
+	for (d = 0; d < p->dbs.n; d++) {
+		agc_dbref *db = &p->dbs.v[d];
+		char *abs, *wal;
+		struct stat st;
+
+		db->wal_residue = agc_pending_has(db->dev, db->ino, p->ids.v, p->ids.n);
+		if (!db->wal_residue)
+			continue;
+		abs = agc_plan_abspath(p->roots, db->root, db->rel);
+		wal = abs ? agc_strfmt("%s-wal", abs) : NULL;
+		db->wal_bytes = wal && lstat(wal, &st) == 0 && S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
+		free(wal);
+		free(abs);
+	}
 }
 
 static int discover(agc_ctx *ctx, size_t agent, const char *canon, agc_plan *p, discover_mode m)
@@ -1436,9 +1400,25 @@ static bool checkpoint_one(agc_plan *p, agc_report *r, sqlite3 *db, size_t d)
 		char *wal = abs ? agc_strfmt("%s-wal", abs) : NULL;
 
 		agc_report_add_item(r, true, "file", wal ? wal : "", NULL, "in-use", p->id, 0, 0, 0);
+		/* what a rerun of any of the ids finds again (pending.h) */
+		if (abs && agc_pending_add(abs, p->dbs.v[d].dev, p->dbs.v[d].ino, p->ids.v, p->ids.n) < 0) {
+			char *msg = agc_strfmt("a rerun may not find '%s' again (%s): the deleted text stays in it until "
+					       "the agent checkpoints it", wal ? wal : abs, agc_error_last());
+
+			if (msg)
+				agc_report_add_str(r, 2, msg);
+			free(msg);
+		}
 		free(wal);
 		free(abs);
 		return false;
+	}
+	if (agc_pending_clear(p->dbs.v[d].dev, p->dbs.v[d].ino) < 0) {
+		char *msg = agc_strfmt("agentgc's record of an unfinished checkpoint could not be cleared (%s)", agc_error_last());
+
+		if (msg)
+			agc_report_add_str(r, 2, msg);
+		free(msg);
 	}
 	return true;
 }
@@ -2152,6 +2132,16 @@ typedef enum reason_class {
 	RC_N,
 } reason_class;
 
+/* The length of a database's path given the path of its -wal or -shm (or its own). */
+static size_t db_of(const char *path)
+{
+	size_t n = strlen(path);
+
+	if (n > 4 && (strcmp(path + n - 4, "-wal") == 0 || strcmp(path + n - 4, "-shm") == 0))
+		return n - 4;
+	return n;
+}
+
 static reason_class classify(const char *why)
 {
 	if (!why)
@@ -2278,8 +2268,8 @@ static void reason_hints(agc_report *r)
 						 path, more)
 				    : agc_strfmt("'%s' is held by another process, so it was left as it is%s: once "
 						 "that process has quit, run the command again (a database can "
-						 "also be rebuilt by hand with sqlite3 '%s' VACUUM)",
-						 path, more, path);
+						 "also be rebuilt by hand with sqlite3 '%.*s' VACUUM)",
+						 path, more, (int)db_of(path), path);
 			break;
 		case RC_BUSY:
 			h = agc_strfmt("the database '%s' is locked by another process writing to it, so "

@@ -103,8 +103,11 @@ keep_all() {
 	cx_closure "$other" >"$BATS_TEST_TMPDIR/other"
 	ROWS_OTHER=$(cx_rows_of <"$BATS_TEST_TMPDIR/other")
 	((ROWS_OTHER > 5))
+	# a dry run says it too, and --json carries it
+	run -0 --separate-stderr agc --json purge --dry-run codex "$root"
+	json_ok --arg o "$other" '.[0].hints | any(contains("thread '"'"'\($o)'"'"' names this thread"))'
 	run -0 --separate-stderr agc purge codex "$root"
-	[[ $stderr == *"attached_thread_parent_id of '$other', a relation whose meaning is not established: kept"* ]]
+	[[ $stderr == *"thread '$other' names this thread (or a sub-agent of it) in threads.attached_thread_parent_id, a relation whose meaning is not established: kept; purge it by its id"* ]]
 	[[ $(cx_rows_of <"$BATS_TEST_TMPDIR/ids") == 0 ]]
 	[[ $(cx_rows_of <"$BATS_TEST_TMPDIR/other") == "$ROWS_OTHER" ]]
 	[[ -f $(m_get "$other" .rollout) ]]
@@ -117,18 +120,29 @@ keep_all() {
 	root=$(m_pick '.parent == null')
 	other=$(m_pick ".parent == null and .id != \"$root\"")
 	mkdir "$H/sqlite"
-	sqlite3 "$H/sqlite/codex-dev.db" "CREATE TABLE local_thread_catalog (thread_id TEXT PRIMARY KEY, title TEXT);
+	sqlite3 "$H/sqlite/codex-dev.db" "PRAGMA journal_mode = WAL; CREATE TABLE local_thread_catalog (thread_id TEXT PRIMARY KEY, title TEXT);
 		INSERT INTO local_thread_catalog VALUES ('$root', 'mine'), ('$other', 'theirs');"
 	sum=$(sha256sum <"$H/sqlite/codex-dev.db")
 	run -0 --separate-stderr agc purge codex "$root"
 	[[ $stderr == *"Codex Desktop's database '$H/sqlite/codex-dev.db' names this thread in local_thread_catalog.thread_id (1): its layout is not established, so it is left as it is"* ]]
 	[[ $(sha256sum <"$H/sqlite/codex-dev.db") == "$sum" ]]
+	# read as it is: nothing made beside it
+	[[ $(ls "$H/sqlite") == codex-dev.db ]]
 	[[ ! -e $(m_get "$root" .rollout) ]]
 	# not SQLite: said, and the purge goes on
 	printf 'not a database at all, just some text that is long enough to be no header\n' >"$H/sqlite/codex-dev.db"
 	run -0 --separate-stderr agc purge codex "$other"
 	[[ $stderr == *"Codex Desktop's database '$H/sqlite/codex-dev.db' cannot be read"* ]]
 	[[ ! -e $(m_get "$other" .rollout) ]]
+	# its dir a link: not followed, said
+	mkdir "$OUT/desk"
+	mv "$H/sqlite/codex-dev.db" "$OUT/desk/"
+	rmdir "$H/sqlite"
+	ln -s "$OUT/desk" "$H/sqlite"
+	other=$(m_pick ".parent == null and .id != \"$root\" and .id != \"$other\"")
+	run -0 --separate-stderr agc purge codex "$other"
+	[[ $stderr == *"'sqlite' in the Codex home is not a directory"* ]]
+	[[ $(ls "$OUT/desk") == codex-dev.db ]]
 }
 
 @test "codex (3): a thread read by a fork (history_base, rollout_reference, compressed) is refused: exit 4, reason fork, the fork named, nothing changed; --with-forks removes both" {

@@ -220,6 +220,7 @@ reader_dirty() {
 	done
 	# the hint says who holds it and what to do
 	[[ $stderr == *"'$H/logs_2.sqlite-wal' is held by another process, so it was left as it is (and 1 more)"* ]]
+	[[ $stderr == *"rebuilt by hand with sqlite3 '$H/logs_2.sqlite' VACUUM)"* ]]
 	exec 7>&-
 }
 
@@ -253,6 +254,48 @@ reader_dirty() {
 	# the other thread is whole, and now the id is nowhere: not found
 	[[ $(rows_of "$H" "$other") == $(rows_want "$other") ]]
 	run --separate-stderr -5 agc purge --json codex "$id"
+	exec 7>&-
+}
+
+@test "codex residue: a rerun finishes a checkpoint a reader stopped though no byte of the WAL names the thread (its text is in the database's old pages), and clears agentgc's record of it" {
+	cx_fixture --seed 3724 --codex 6 --codex-children 1
+	local id n st=$HOME/.local/state/agentgc/wal-pending.jsonl
+	id=$(m_pick '.parent == null and (.quoted_by | length) == 0 and (.children | length) == 0')
+	[[ -n $id ]]
+	for n in $DBS; do
+		sqlite3 "$H/$n.sqlite" VACUUM
+	done
+	reader_start
+	reader_sql reading "BEGIN; SELECT count(*) FROM state_5.threads; SELECT count(*) FROM logs_2.logs;"
+	run --separate-stderr -3 agc purge --json codex "$id"
+	# the rows went, but until the checkpoint the database file still holds their text, and
+	# the WAL holds only the zeroed pages that replace it
+	[[ $(rows_of "$H" "$id") == 0 ]]
+	(( $(id_count "$H/state_5.sqlite" "$id") > 0 ))
+	[[ $(id_count "$H/state_5.sqlite-wal" "$id") == 0 ]]
+	[[ -f $st ]]
+	grep -q "$id" "$st"
+	reader_sql ended "COMMIT;"
+	run --separate-stderr -0 agc purge --json codex "$id"
+	json_ok --arg h "$H" '.[0] | .status == "purged" and ([.removed[] | .path] | sort) == ["\($h)/logs_2.sqlite-wal", "\($h)/state_5.sqlite-wal"]'
+	for n in $DBS; do
+		[[ $(id_count "$H/$n.sqlite" "$id") == 0 ]] || { echo "$id left in $n.sqlite"; return 1; }
+		[[ $(id_count "$H/$n.sqlite-wal" "$id") == 0 ]] || { echo "$id left in $n.sqlite-wal"; return 1; }
+	done
+	[[ ! -e $st ]]
+	run --separate-stderr -5 agc purge --json codex "$id"
+	exec 7>&-
+}
+
+@test "codex residue: an id that never was, quoted in a WAL by another thread, is not found (exit 5)" {
+	cx_fixture --seed 3725 --codex 4
+	local by never=0badc0de-0000-4000-8000-00000000beef
+	by=$(m_pick '.parent == null')
+	reader_start
+	reader_sql quoted "PRAGMA wal_autocheckpoint = 0; UPDATE state_5.threads SET title = 'see $never' WHERE id = '$by';"
+	(( $(id_count "$H/state_5.sqlite-wal" "$never") > 0 ))
+	run --separate-stderr -5 agc purge codex "$never"
+	run --separate-stderr -5 agc show codex "$never"
 	exec 7>&-
 }
 

@@ -1107,10 +1107,11 @@ static int attached_hint(agc_plan *p, const cxdbs *D)
 	for (i = 0; i < p->ids.n && rc == 0; i++)
 		rc = db_children(p, D, p->ids.v[i], true, NULL, attached_note, &b);
 	if (rc == 0 && b.len) {
-		char *msg = agc_strfmt("Codex's threads table names this thread (or a sub-agent of it) in "
-				       "attached_thread_parent_id of %s, a relation whose meaning is not "
-				       "established: kept; purge each by its id if it belongs with this one",
-				       b.ptr);
+		bool many = strchr(b.ptr, ',') != NULL;
+		char *msg = agc_strfmt("thread%s %s name%s this thread (or a sub-agent of it) in "
+				       "threads.attached_thread_parent_id, a relation whose meaning is not "
+				       "established: kept; purge %s by its id if it belongs with this one",
+				       many ? "s" : "", b.ptr, many ? "" : "s", many ? "each" : "it");
 
 		rc = msg ? agc_plan_add_hint(p, NULL, msg) : agc_error_oom();
 		free(msg);
@@ -1125,6 +1126,27 @@ static int attached_hint(agc_plan *p, const cxdbs *D)
  * called id or naming a thread are said, with where they are. */
 #define CX_DESKTOP_DB "sqlite/codex-dev.db"
 
+/* file:PATH?immutable=1, the path percent-encoded but for its plain characters (malloc'd). */
+static char *db_uri_immutable(const char *path)
+{
+	agc_buf b = AGC_BUF_INIT;
+	const unsigned char *c;
+	int rc = agc_buf_adds(&b, "file:");
+
+	for (c = (const unsigned char *)path; *c && rc == 0; c++)
+		rc = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+			     strchr("/._-~", *c)
+			     ? agc_buf_addc(&b, (char)*c)
+			     : agc_buf_printf(&b, "%%%02X", *c);
+	if (rc == 0)
+		rc = agc_buf_adds(&b, "?immutable=1");
+	if (rc < 0) {
+		agc_buf_release(&b);
+		return NULL;
+	}
+	return agc_buf_detach(&b, NULL);
+}
+
 static int desktop_hint(agc_plan *p, int homefd)
 {
 	agc_buf where = AGC_BUF_INIT;
@@ -1134,19 +1156,33 @@ static int desktop_hint(agc_plan *p, int homefd)
 	struct stat st;
 	int rc = 0;
 
-	if (fstatat(homefd, CX_DESKTOP_DB, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
+	const char *why = NULL;
+	char *uri = NULL;
+
+	/* its dir and itself, never through a link (R2) */
+	if (fstatat(homefd, "sqlite", &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return 0;
+	if (!S_ISDIR(st.st_mode))
+		why = "'sqlite' in the Codex home is not a directory";
+	else if (fstatat(homefd, CX_DESKTOP_DB, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return 0;
+	else if (!S_ISREG(st.st_mode))
+		why = "not a regular file";
 	abs = agc_plan_abspath(p->roots, R_HOME, CX_DESKTOP_DB);
 	ids = agc_plan_ids_json(p);
-	if (!abs || !ids) {
+	/* read as it is (immutable): no -wal or -shm made beside it, no lock taken on it */
+	uri = abs ? db_uri_immutable(abs) : NULL;
+	if (!abs || !ids || !uri) {
 		free(abs);
 		free(ids);
+		free(uri);
 		return agc_error_oom();
 	}
-	if (agc_db_open_ro(abs, &db) < 0 || agc_db_tables(db, &tables, &nt) < 0) {
+	if (why || sqlite3_open_v2(uri, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL) != SQLITE_OK ||
+	    agc_db_tables(db, &tables, &nt) < 0) {
 		char *msg = agc_strfmt("Codex Desktop's database '%s' cannot be read (%s): if it lists this "
 				       "thread, it still does",
-				       abs, agc_error_last());
+				       abs, why ? why : db ? sqlite3_errmsg(db) : "out of memory");
 
 		rc = msg ? agc_plan_add_hint(p, NULL, msg) : agc_error_oom();
 		free(msg);
@@ -1197,6 +1233,7 @@ out:
 	agc_buf_release(&where);
 	free(abs);
 	free(ids);
+	free(uri);
 	return rc;
 }
 
