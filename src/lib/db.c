@@ -27,10 +27,39 @@ int agc_db_fail(sqlite3 *db, int rc, const char *what)
 			     db && sqlite3_extended_errcode(db) == rc ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
 }
 
+/* SQLite opens a database's -wal, -shm and -journal itself: each must be a regular file or
+ * absent, never a FIFO, a device, a dir or a link in its place (R2, R8). */
+static int sidecars_regular(const char *path)
+{
+	static const char *const sfx[] = {"-wal", "-shm", "-journal"};
+	size_t i;
+
+	for (i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++) {
+		char *side = agc_strfmt("%s%s", path, sfx[i]);
+		struct stat st;
+		int rc = side ? lstat(side, &st) : -1;
+
+		if (!side)
+			return agc_error_oom();
+		if (rc == 0 && !S_ISREG(st.st_mode)) {
+			rc = agc_error_set(-1, "%s: its %s is %s, not a regular file", path, sfx[i] + 1,
+					   S_ISLNK(st.st_mode) ? "a symlink" : S_ISFIFO(st.st_mode) ? "a FIFO"
+					   : S_ISDIR(st.st_mode) ? "a directory" : "a special file");
+			free(side);
+			return rc;
+		}
+		free(side);
+	}
+	return 0;
+}
+
 static int open_db(const char *path, int flags, sqlite3 **out)
 {
 	sqlite3 *db = NULL;
 	int rc;
+
+	if (sidecars_regular(path) < 0)
+		return -1;
 
 	/* NOFOLLOW for writing: a database is never changed through a link planted in its
 	 * place (R2). Discovery may read through one, to find what it cannot remove. */

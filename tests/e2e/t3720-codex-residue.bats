@@ -366,6 +366,28 @@ reader_dirty() {
 	assert_tree_unchanged before
 }
 
+@test "codex bad input: a FIFO or a link in the place of a database's -wal or -shm: never opened, the purge refused (4) naming it, nothing changed" {
+	cx_fixture --seed 3726 --codex 4
+	local id side
+	id=$(m_pick '.parent == null')
+	for side in state_5.sqlite-wal logs_2.sqlite-shm; do
+		rm -f "$H/state_5.sqlite-wal" "$H/logs_2.sqlite-shm"
+		if [[ $side == *-wal ]]; then mkfifo "$H/$side"; else ln -s "$OUT/shm" "$H/$side"; fi
+		# a listing first: it says the database cannot be read (and the others' WAL index
+		# files exist from then on, as any reader makes them)
+		run --separate-stderr -0 agc ls --agent codex
+		[[ $stderr == *"cannot read '$H/${side%-*}'"*"its ${side##*-} is a"* ]]
+		snap before
+		run --separate-stderr -4 agc purge --json codex "$id"
+		json_ok --arg p "$H/${side%-*}" --arg w "${side##*-}" '.[0] | .status == "refused" and .removed == []
+			and (.residual | length) == 1 and .residual[0].path == $p
+			and (.residual[0].reason | contains("its \($w) is a"))'
+		assert_tree_unchanged before
+		[[ -e $H/$side || -L $H/$side ]]
+		[[ ! -e $OUT/shm ]]
+	done
+}
+
 @test "codex bad input: a threads row whose rollout_path points outside the home: that file is never touched" {
 	cx_fixture --seed 3723 --codex 6 --codex-children 2
 	local id r f
