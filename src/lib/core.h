@@ -118,10 +118,10 @@ typedef struct agc_dbref {
 	char *rel;
 	dev_t dev;
 	ino_t ino;
-	/* Nothing else of the session is left, but the database's -wal still holds its id: an
-	 * earlier purge whose checkpoint a reader stopped (or that was killed after its commit)
-	 * deleted the rows, and their text stayed in the WAL. A rerun checkpoints it (R6: a
-	 * rerun finishes); wal_bytes is the WAL's size then. */
+	/* An earlier purge of one of the plan's ids deleted rows here but a reader stopped its
+	 * checkpoint, so their text is still in the database's old pages (pending.h records it):
+	 * this purge checkpoints it, whatever else is left (R6: a rerun finishes); wal_bytes is
+	 * the WAL's size at discovery. */
 	bool wal_residue;
 	uint64_t wal_bytes;
 } agc_dbref;

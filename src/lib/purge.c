@@ -1519,8 +1519,8 @@ out:
 
 /* After the rows committed: checkpoint, rebuild with --scrub, and say which databases may
  * still hold older copies of what went (R6). */
-/* The WAL of database d, the session's only residue (agc_dbref.wal_residue): checkpointed
- * as after a purge, and listed with the bytes it held. */
+/* The WAL of database d that an earlier purge left (agc_dbref.wal_residue), when this purge
+ * deleted no row there: checkpointed as after a purge, and listed with the bytes it held. */
 static void finish_wal(agc_plan *p, agc_report *r, txn *t, size_t d, bool scrub)
 {
 	const char *why = NULL;
