@@ -15,7 +15,7 @@ _agentgc_commands() {
 
 # The agents an AGENT argument or --agent names.
 _agentgc_agents() {
-	printf '%s\n' claude codex opencode
+	printf '%s\n' claude codex opencode cursor
 }
 
 # The long options of command $1 (empty: the global ones); a trailing '=' marks an option

@@ -135,7 +135,7 @@ complete -c agentgc -s h -l help -d 'print the help'
 complete -c agentgc -l version -d 'print the version of agentgc'
 
 # ls
-complete -c agentgc -n '__agentgc_using ls' -l agent -x -a 'claude codex opencode' -d 'only this agent (repeatable)'
+complete -c agentgc -n '__agentgc_using ls' -l agent -x -a 'claude codex opencode cursor' -d 'only this agent (repeatable)'
 complete -c agentgc -n '__agentgc_using ls' -l project -x -a '(__fish_complete_directories)' -d 'only sessions whose project is DIR or below it'
 complete -c agentgc -n '__agentgc_using ls' -l project-gone -d 'only sessions whose project directory no longer exists'
 complete -c agentgc -n '__agentgc_using ls' -l older-than -x -d 'last activity before now - DUR (90s, 15m, 24h, 30d)'
@@ -148,7 +148,7 @@ complete -c agentgc -n '__agentgc_using ls' -l wide -d 'whole ids and untruncate
 complete -c agentgc -n '__agentgc_using ls' -l ids -d 'only whole ids, one per line'
 
 # show, in-use, purge: AGENT|auto, then ids
-complete -c agentgc -n '__agentgc_at 0 show in-use purge' -a 'claude codex opencode' -d agent
+complete -c agentgc -n '__agentgc_at 0 show in-use purge' -a 'claude codex opencode cursor' -d agent
 complete -c agentgc -n '__agentgc_at 0 show in-use purge' -a auto -d 'the agent whose id grammar the id has'
 complete -c agentgc -n __agentgc_wants_id -a '(__agentgc_ids)' -d 'session id'
 complete -c agentgc -n '__agentgc_using purge' -l dry-run -d 'change nothing: list what would go, and exit as the purge would'

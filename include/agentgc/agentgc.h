@@ -107,12 +107,12 @@ AGC_API int64_t agc_ctx_now_ms(const agc_ctx *ctx);
 
 /* Agents by a value that never changes: agc_ls_opts.agents is a mask of them. A new agent
  * takes the next bit; none is ever renumbered. An agent this library does not have built in
- * (Cursor today) selects nothing; a bit that names no agent is an error. */
+ * selects nothing; a bit that names no agent is an error. */
 enum {
 	AGC_AGENT_CLAUDE = 1u << 0,   /* Claude Code */
-	AGC_AGENT_CODEX = 1u << 1,    /* OpenAI's Codex CLI (planned: not built in yet) */
+	AGC_AGENT_CODEX = 1u << 1,    /* OpenAI's Codex CLI */
 	AGC_AGENT_OPENCODE = 1u << 2, /* OpenCode */
-	AGC_AGENT_CURSOR = 1u << 3,   /* Cursor (planned: not built in yet) */
+	AGC_AGENT_CURSOR = 1u << 3,   /* Cursor's CLI agent */
 };
 
 /* The AGC_AGENT_* bit of the agent named name ("claude", "codex", "opencode", "cursor"),
@@ -139,6 +139,8 @@ typedef struct agc_root_info {
 	const char *source;  /* what set it: "$CLAUDE_CONFIG_DIR", "default", ... */
 	int exists;
 	int err;             /* it exists but cannot be opened or read: the errno (EACCES...), else 0 */
+	const char *holds;   /* what the agent's history in it is, where the agent's layout is not
+				established (Cursor: "chats: 3 in 2 buckets; ..."), else NULL */
 } agc_root_info;
 
 /* Call cb for every root of every agent. cb returns nonzero to stop. Returns 0 or -1. */

@@ -22,6 +22,8 @@ static int print_root(const agc_root_info *r, void *ud)
 		json_object_set_new(o, "exists", json_boolean(r->exists));
 		if (r->exists && r->err)
 			json_object_set_new(o, "error", json_string(strerror(r->err)));
+		if (r->holds)
+			cli_json_set_str(o, "holds", r->holds);
 		cli_json_print(o);
 		return 0;
 	}
@@ -33,6 +35,11 @@ static int print_root(const agc_root_info *r, void *ud)
 	}
 	printf("  (%s%s%s)\n", r->source, !r->exists ? ", missing" : r->err ? ", cannot read: " : "",
 	       r->exists && r->err ? strerror(r->err) : "");
+	if (r->holds) {
+		printf("%-9s %-7s   holds ", "", "");
+		cli_text(stdout, r->holds, 0);
+		putchar('\n');
+	}
 	return 0;
 }
 

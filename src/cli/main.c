@@ -101,8 +101,8 @@ void cli_main_help(FILE *f)
 	fprintf(f, "\n\nAGENT is one of:");
 	for (i = 0; i < agc_agent_count(); i++)
 		fprintf(f, " %s", agc_agent_name(i));
-	fprintf(f, " (cursor is planned);\n'auto' finds the agent from the id. DUR is a number with a unit: 90s,\n"
-		   "15m, 24h, 30d.\n\n");
+	fprintf(f, "\n(or 'auto', which finds the agent from the id). DUR is a number with a unit:\n"
+		   "90s, 15m, 24h, 30d.\n\n");
 	cli_global_help(f);
 	fprintf(f, "\nexit codes: 0 done, 1 error, 2 usage, 3 something left behind, 4 refused\n"
 		   "(in use), 5 not found. 'agentgc help COMMAND' describes a command.\n");

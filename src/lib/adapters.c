@@ -7,10 +7,12 @@
 extern const agc_adapter agc_adapter_claude;
 extern const agc_adapter agc_adapter_codex;
 extern const agc_adapter agc_adapter_opencode;
+extern const agc_adapter agc_adapter_cursor;
 
 const agc_adapter *const agc_adapter_table[] = {
 	&agc_adapter_claude,
 	&agc_adapter_codex,
 	&agc_adapter_opencode,
+	&agc_adapter_cursor,
 	NULL,
 };

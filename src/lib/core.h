@@ -365,6 +365,9 @@ typedef struct agc_adapter {
 	bool (*accounted)(const struct agc_plan *p, pid_t pid);
 	/* The same for ls, from the agent's roots. May be NULL. */
 	bool (*accounted_ls)(agc_ctx *ctx, const agc_rootset *rs, pid_t pid);
+	/* What root i of rs holds, said by agentgc roots where the agent's layout is not
+	 * established (agc_root_info.holds): malloc'd text, NULL for nothing. May be NULL. */
+	char *(*root_holds)(const agc_rootset *rs, size_t i);
 	/* Per-run state for many ids (a purge of many, its residual): made once, given to each
 	 * discovery as plan->run, freed at the end. The adapter reuses what it holds only
 	 * while the file or dir it came from is unchanged (agc_filekey). May be NULL. */

@@ -269,7 +269,14 @@ int agc_roots(agc_ctx *ctx, int (*cb)(const agc_root_info *r, void *ud), void *u
 				.exists = rs->v[i].exists,
 				.err = rs->v[i].err,
 			};
-			int rc = cb(&info, ud);
+			char *holds = rs->v[i].exists && !rs->v[i].err && agc_adapter_table[a]->root_holds
+					      ? agc_adapter_table[a]->root_holds(rs, i)
+					      : NULL;
+			int rc;
+
+			info.holds = holds;
+			rc = cb(&info, ud);
+			free(holds);
 
 			if (rc)
 				return rc;
@@ -285,7 +292,7 @@ static const struct {
 	const char *name;
 	unsigned bit;
 } planned[] = {
-	{"cursor", AGC_AGENT_CURSOR},
+	{NULL, 0}, /* none today: every agent of the header has its adapter */
 };
 
 unsigned agc_agent_bits_known(void)
@@ -295,7 +302,7 @@ unsigned agc_agent_bits_known(void)
 
 	for (i = 0; agc_adapter_table[i]; i++)
 		m |= agc_adapter_table[i]->bit;
-	for (i = 0; i < sizeof(planned) / sizeof(planned[0]); i++)
+	for (i = 0; planned[i].name; i++)
 		m |= planned[i].bit;
 	return m;
 }
@@ -309,7 +316,7 @@ unsigned agc_agent_bit(const char *name)
 	for (i = 0; agc_adapter_table[i]; i++)
 		if (strcmp(agc_adapter_table[i]->name, name) == 0)
 			return agc_adapter_table[i]->bit;
-	for (i = 0; i < sizeof(planned) / sizeof(planned[0]); i++)
+	for (i = 0; planned[i].name; i++)
 		if (strcmp(planned[i].name, name) == 0)
 			return planned[i].bit;
 	return 0;

@@ -53,12 +53,13 @@ static int sidecars_regular(const char *path)
 	return 0;
 }
 
-static int open_db(const char *path, int flags, sqlite3 **out)
+/* label: the path as messages name it (a URI's file) */
+static int open_db_as(const char *path, const char *label, int flags, sqlite3 **out)
 {
 	sqlite3 *db = NULL;
 	int rc;
 
-	if (sidecars_regular(path) < 0)
+	if (sidecars_regular(label) < 0)
 		return -1;
 
 	/* NOFOLLOW for writing: a database is never changed through a link planted in its
@@ -67,7 +68,7 @@ static int open_db(const char *path, int flags, sqlite3 **out)
 		flags |= SQLITE_OPEN_NOFOLLOW;
 	rc = sqlite3_open_v2(path, &db, flags, NULL);
 	if (rc != SQLITE_OK) {
-		rc = agc_db_fail(db, rc, path);
+		rc = agc_db_fail(db, rc, label);
 		sqlite3_close(db);
 		return rc;
 	}
@@ -76,7 +77,7 @@ static int open_db(const char *path, int flags, sqlite3 **out)
 	/* Reading the schema proves it is SQLite at all ("file is not a database"). */
 	rc = sqlite3_exec(db, "SELECT count(*) FROM sqlite_master", NULL, NULL, NULL);
 	if (rc != SQLITE_OK) {
-		rc = agc_db_fail(db, rc, path);
+		rc = agc_db_fail(db, rc, label);
 		sqlite3_close(db);
 		return rc;
 	}
@@ -84,9 +85,58 @@ static int open_db(const char *path, int flags, sqlite3 **out)
 	return 0;
 }
 
+static int open_db(const char *path, int flags, sqlite3 **out)
+{
+	return open_db_as(path, path, flags, out);
+}
+
 int agc_db_open_ro(const char *path, sqlite3 **out)
 {
 	return open_db(path, SQLITE_OPEN_READONLY, out);
+}
+
+char *agc_db_uri_immutable(const char *path)
+{
+	agc_buf b = AGC_BUF_INIT;
+	const unsigned char *c;
+	int rc = agc_buf_adds(&b, "file:");
+
+	for (c = (const unsigned char *)path; *c && rc == 0; c++)
+		rc = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+			     strchr("/._-~", *c)
+			     ? agc_buf_addc(&b, (char)*c)
+			     : agc_buf_printf(&b, "%%%02X", *c);
+	if (rc == 0)
+		rc = agc_buf_adds(&b, "?immutable=1");
+	if (rc < 0) {
+		agc_buf_release(&b);
+		agc_error_oom();
+		return NULL;
+	}
+	return agc_buf_detach(&b, NULL);
+}
+
+int agc_db_open_peek(const char *path, sqlite3 **out)
+{
+	char *side = agc_strfmt("%s-wal", path), *uri;
+	struct stat st;
+	bool wal;
+	int rc;
+
+	if (!side)
+		return agc_error_oom();
+	wal = lstat(side, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0;
+	free(side);
+	/* pages in a WAL are read only through it, and its -shm: a read-only connection then
+	 * makes nothing (a -shm missing beside a WAL is a crash's leftover, made as any reader
+	 * would make it); without one the file is the whole database, read as it is */
+	if (wal)
+		return open_db(path, SQLITE_OPEN_READONLY, out);
+	if (!(uri = agc_db_uri_immutable(path)))
+		return -1;
+	rc = open_db_as(uri, path, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, out);
+	free(uri);
+	return rc;
 }
 
 int agc_db_open_rw(const char *path, sqlite3 **out)

@@ -15,6 +15,16 @@
  * SQLite, unreadable: error set). *out is set only on success. */
 int agc_db_open_ro(const char *path, sqlite3 **out);
 
+/* file:PATH?immutable=1, the path percent-encoded but for its plain characters (malloc'd;
+ * NULL on OOM, error set). */
+char *agc_db_uri_immutable(const char *path);
+
+/* agc_db_open_ro for a database that reading must not change (a session's own store, a shared
+ * one read for a dry run): with a WAL that holds pages, a plain read-only open (which makes
+ * no file beside it when its -shm is there); without one, immutable, so no -wal or -shm is
+ * made beside it and no lock is taken. Same returns. */
+int agc_db_open_peek(const char *path, sqlite3 **out);
+
 /* Open path read-write for a purge: never created, never through a symlink, a short busy
  * timeout, secure_delete and foreign keys on. Same returns. */
 int agc_db_open_rw(const char *path, sqlite3 **out);

@@ -138,11 +138,11 @@ two_sessions() {
 	[[ $stderr == *"unknown command 'frobnicate'"* && $stderr != *"did you mean"* ]]
 }
 
-@test "messages: a planned agent says so; a misspelt one suggests the nearest" {
-	run -2 --separate-stderr agc show cursor "$(new_uuid)"
-	[[ $stderr == *"agent 'cursor' is planned but not supported yet"* ]]
-	run -2 --separate-stderr agc purge cursor "$(new_uuid)"
-	[[ $stderr == *"agent 'cursor' is planned"* ]]
+@test "messages: every agent is built in; a misspelt one suggests the nearest" {
+	run -5 --separate-stderr agc show cursor "$(new_uuid)"
+	[[ $stderr != *"planned"* ]]
+	run -2 --separate-stderr agc purge cursr "$(new_uuid)"
+	[[ $stderr == *"did you mean 'cursor'?"* ]]
 	run -2 --separate-stderr agc purge claud "$(new_uuid)"
 	[[ $stderr == *"did you mean 'claude'?"* ]]
 	run -2 --separate-stderr agc ls --agent opncode

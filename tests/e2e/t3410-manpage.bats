@@ -98,7 +98,9 @@ help_commands() {
 @test "man page: says what works today: every command and agent of 'agentgc help', and what is planned" {
 	local c a planned
 	run -0 section DESCRIPTION
-	local desc=$output
+	# one line: where groff breaks a line is no part of what it says
+	local desc
+	desc=$(tr -s ' \n' '  ' <<<"$output")
 	[[ $desc == *"What works today"* ]]
 	for c in $(help_commands); do
 		[[ $desc == *" $c,"* || $desc == *" $c "* ]] || { echo "'$c' is not said to work" >&2; false; }
@@ -115,9 +117,7 @@ help_commands() {
 	for a in $(agc help | sed -n 's/^AGENT is one of: \([^(]*\).*/\1/p'); do
 		[[ ${desc%%Planned*} == *" $a "* ]] || { echo "agent '$a' is not said to work" >&2; false; }
 	done
-	for a in cursor; do
-		[[ ${desc#*Planned} == *" $a "* ]] || { echo "agent '$a' is not said to be planned" >&2; false; }
-	done
+	[[ ${desc#*Planned} != *" cursor "* ]] || { echo "agent 'cursor' is said to be planned" >&2; false; }
 }
 
 @test "man page: every option of 'agentgc help COMMAND' is described under its command, with its value" {

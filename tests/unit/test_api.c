@@ -168,13 +168,12 @@ static void test_api_agent_bits(void **state)
 		seen |= b;
 		assert_int_equal(agc_agent_find(agc_agent_name(i)), (int)i);
 	}
-	assert_int_equal(agc_agent_count(), 3);
+	assert_int_equal(agc_agent_count(), 4);
 	assert_null(agc_agent_name(agc_agent_count()));
 }
 
 /* Selecting by stable bits on a generated home: each built-in agent's bit lists its sessions
- * only (the home has no Codex thread, so its bit lists nothing); a bit of an agent that is
- * not built in (Cursor) selects nothing and is no
+ * only (the home has no Codex thread nor Cursor chat, so their bits list nothing), and is no
  * error, alone or with others; a bit no agent has is an error, and nothing is listed. */
 static void test_api_ls_by_bit(void **state)
 {

@@ -1126,27 +1126,6 @@ static int attached_hint(agc_plan *p, const cxdbs *D)
  * called id or naming a thread are said, with where they are. */
 #define CX_DESKTOP_DB "sqlite/codex-dev.db"
 
-/* file:PATH?immutable=1, the path percent-encoded but for its plain characters (malloc'd). */
-static char *db_uri_immutable(const char *path)
-{
-	agc_buf b = AGC_BUF_INIT;
-	const unsigned char *c;
-	int rc = agc_buf_adds(&b, "file:");
-
-	for (c = (const unsigned char *)path; *c && rc == 0; c++)
-		rc = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
-			     strchr("/._-~", *c)
-			     ? agc_buf_addc(&b, (char)*c)
-			     : agc_buf_printf(&b, "%%%02X", *c);
-	if (rc == 0)
-		rc = agc_buf_adds(&b, "?immutable=1");
-	if (rc < 0) {
-		agc_buf_release(&b);
-		return NULL;
-	}
-	return agc_buf_detach(&b, NULL);
-}
-
 static int desktop_hint(agc_plan *p, int homefd)
 {
 	agc_buf where = AGC_BUF_INIT;
@@ -1171,7 +1150,7 @@ static int desktop_hint(agc_plan *p, int homefd)
 	abs = agc_plan_abspath(p->roots, R_HOME, CX_DESKTOP_DB);
 	ids = agc_plan_ids_json(p);
 	/* read as it is (immutable): no -wal or -shm made beside it, no lock taken on it */
-	uri = abs ? db_uri_immutable(abs) : NULL;
+	uri = abs ? agc_db_uri_immutable(abs) : NULL;
 	if (!abs || !ids || !uri) {
 		free(abs);
 		free(ids);
