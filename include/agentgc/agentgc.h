@@ -164,6 +164,9 @@ typedef struct agc_session_info {
 				 named the session); NULL when unknown. agc_ls gives it only
 				 with opts->grep, which is what it is read for */
 	int archived;         /* ls: the agent archived it (a Codex thread in archived_sessions/) */
+	const char *layout;   /* show: how the agent's files were found, where the agent's layout is
+				 not established (Cursor: the meta's encoding, the transcript's form),
+				 else NULL */
 } agc_session_info;
 
 typedef enum agc_sort {

@@ -286,6 +286,11 @@ static int one(cli *c, const char *what, const char *agent, const char *id, unsi
 				cli_size(s->disk, disk, sizeof(disk));
 				printf("  size     %s (%s on disk)\n  live     %s\n", size, disk,
 				       agc_report_holder_count(r) ? "yes" : "no");
+				if (s->layout) {
+					printf("  layout   ");
+					cli_text(stdout, s->layout, CLI_TEXT_LINE);
+					putchar('\n');
+				}
 			}
 			printf("artifacts (%zu):\n", agc_report_removed_count(r));
 			print_items(c, r, false, "");

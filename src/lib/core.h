@@ -172,6 +172,9 @@ typedef struct agc_meta {
 	char *project;
 	char *title;
 	char *parent;
+	/* how the agent's files were found, where its layout is not established (Cursor):
+	 * said by show, else NULL */
+	char *layout;
 	int64_t created_ms;
 	int64_t updated_ms;
 	bool live;

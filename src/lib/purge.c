@@ -158,6 +158,7 @@ static void fill_session(agc_report *r, const agc_plan *p)
 	r->session.parent = p->meta.parent ? agc_strdup(p->meta.parent) : NULL;
 	r->session.project = p->meta.project ? agc_strdup(p->meta.project) : NULL;
 	r->session.title = agc_title_cut(p->meta.title);
+	r->session.layout = p->meta.layout ? agc_strdup(p->meta.layout) : NULL;
 	r->session.created_ms = p->meta.created_ms;
 	r->session.updated_ms = updated;
 	r->session.bytes = sz.bytes;

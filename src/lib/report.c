@@ -70,6 +70,7 @@ void agc_report_free(agc_report *r)
 	free((char *)r->session.parent);
 	free((char *)r->session.project);
 	free((char *)r->session.title);
+	free((char *)r->session.layout);
 	free_items(r->removed.v, r->removed.n);
 	free_items(r->residual.v, r->residual.n);
 	for (i = 0; i < r->holders.n; i++) {

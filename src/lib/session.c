@@ -42,6 +42,7 @@ static void meta_release(agc_meta *m)
 	free(m->project);
 	free(m->title);
 	free(m->parent);
+	free(m->layout);
 	memset(m, 0, sizeof(*m));
 }
 

@@ -378,7 +378,12 @@ static int subagents(agc_plan *p, size_t r, int fd, const char *rel)
 	DIR *d;
 	int rc = 0;
 
+	struct stat st;
+
 	if (!REL(sub, "%s/subagents", rel))
+		return 0;
+	/* a link in its place would lead to names of another tree: never listed (R2) */
+	if (fstatat(fd, sub, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode))
 		return 0;
 	if (!(d = agc_plan_dir(p, r, fd, sub)))
 		return 0;
@@ -576,6 +581,7 @@ static int chat_meta(agc_plan *p)
 	cu_meta best = {0};
 	cu_side side = {0};
 	char *bucket = NULL, *errs = NULL;
+	agc_buf layout = AGC_BUF_INIT;
 	bool have = false;
 	size_t i;
 	int rc = 0;
@@ -586,8 +592,14 @@ static int chat_meta(agc_plan *p)
 		char rel[4096], *abs;
 		cu_meta m = {0};
 		char *err = NULL;
+		struct stat st;
 		int src;
 
+		/* show says what it found, where (SPEC: the layout is reported, not established) */
+		if (strcmp(a->session, p->id) == 0 && strncmp(a->rel, "projects/", 9) == 0)
+			agc_buf_printf(&layout, "%stranscript %s in '%s'%s", layout.len ? "; " : "",
+				       a->kind == 'd' ? "<id>/" : strrchr(a->rel, '.') ? strrchr(a->rel, '.') : a->rel,
+				       p->roots->v[a->root].path, a->behind_link ? " (behind a link)" : "");
 		if (a->kind != 'd' || strcmp(a->session, p->id) != 0 ||
 		    (strncmp(a->rel, "chats/", 6) != 0 && strncmp(a->rel, "acp-sessions/", 13) != 0))
 			continue;
@@ -602,6 +614,15 @@ static int chat_meta(agc_plan *p)
 		if (!abs)
 			return -1;
 		src = store_read(fd, rel, abs, true, &m, &err);
+		agc_buf_printf(&layout, "%s%s in '%s': %s%s%s%s%s", layout.len ? "; " : "",
+			       strncmp(a->rel, "chats/", 6) == 0 ? "chats/<bucket>/<id>/" : "acp-sessions/<id>/",
+			       p->roots->v[a->root].path,
+			       src == 0 ? "meta as " : src == AGC_ENOTFOUND ? "no store.db" : "store.db unreadable",
+			       src == 0 ? m.how : "",
+			       REL(rel, "%s/meta.json", a->rel) && fstatat(fd, rel, &st, AT_SYMLINK_NOFOLLOW) == 0 ? ", meta.json" : "",
+			       REL(rel, "%s/store.db-wal", a->rel) && fstatat(fd, rel, &st, AT_SYMLINK_NOFOLLOW) == 0 && st.st_size > 0
+				       ? ", a WAL" : "",
+			       a->behind_link ? " (behind a link)" : "");
 		if (src == 0 && m.agent_id && strcasecmp(m.agent_id, p->id) != 0) {
 			char *msg = agc_strfmt("the meta of '%s' names the chat '%s', not its dir's '%s'", abs, m.agent_id, p->id);
 
@@ -627,6 +648,10 @@ static int chat_meta(agc_plan *p)
 	}
 	if (errs && rc == 0)
 		rc = agc_plan_add_hint(p, NULL, errs);
+	if (p->ids.n > 1)
+		agc_buf_printf(&layout, "; %zu sub-agent%s", p->ids.n - 1, p->ids.n == 2 ? "" : "s");
+	p->meta.layout = layout.len ? agc_buf_detach(&layout, NULL) : NULL;
+	agc_buf_release(&layout);
 	p->meta.title = pick_title(&best, &side);
 	p->meta.project = side.cwd ? agc_strdup(side.cwd) : best.workspace ? agc_strdup(best.workspace)
 							     : bucket ? agc_strdup(bucket) : NULL;
