@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -414,6 +416,65 @@ static void test_db_row_size_sql(void **state)
 	free(q);
 }
 
+/* agc_db_open_peek reads a session's own store without changing it: a WAL-mode database with no
+ * WAL is read immutable (no -wal or -shm made beside it); one whose pages are still in its WAL
+ * is read through it; a FIFO in the WAL's place is never opened (R8); a file that is not
+ * SQLite is an error naming it, not its URI. */
+static void test_db_open_peek(void **state)
+{
+	sqlite3 *db = NULL, *w = NULL;
+	sqlite3_stmt *st = NULL;
+	char *uri;
+
+	(void)state;
+	make_db("s.db", true, "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT); INSERT INTO meta VALUES('0', 'v')");
+	assert_false(t_exists("s.db-wal"));
+	assert_int_equal(agc_db_open_peek(t_path("s.db"), &db), 0);
+	assert_int_equal(sqlite3_prepare_v2(db, "SELECT value FROM meta", -1, &st, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	assert_string_equal((const char *)sqlite3_column_text(st, 0), "v");
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	assert_false(t_exists("s.db-wal"));
+	assert_false(t_exists("s.db-shm"));
+
+	/* a writer keeps its pages in the WAL: read through it */
+	assert_int_equal(sqlite3_open(t_path("s.db"), &w), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(w, "PRAGMA wal_autocheckpoint=0; UPDATE meta SET value = 'new'", NULL, NULL, NULL),
+			 SQLITE_OK);
+	assert_true(t_exists("s.db-wal"));
+	assert_int_equal(agc_db_open_peek(t_path("s.db"), &db), 0);
+	assert_int_equal(sqlite3_prepare_v2(db, "SELECT value FROM meta", -1, &st, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	assert_string_equal((const char *)sqlite3_column_text(st, 0), "new");
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	sqlite3_close(w);
+
+	/* R8: a FIFO where the WAL would be is never opened, whichever way the store is read */
+	assert_false(t_exists("s.db-wal"));
+	assert_int_equal(mkfifo(t_path("s.db-wal"), 0600), 0);
+	db = NULL;
+	assert_int_equal(agc_db_open_peek(t_path("s.db"), &db), -1);
+	assert_null(db);
+	assert_non_null(strstr(agc_error_last(), "FIFO"));
+	unlink(t_path("s.db-wal"));
+
+	t_writes("junk.db", "this is not a database, just text that is long enough for a header..........");
+	assert_int_equal(agc_db_open_peek(t_path("junk.db"), &db), -1);
+	assert_non_null(strstr(agc_error_last(), "not a database"));
+	assert_null(strstr(agc_error_last(), "file:"));
+
+	/* a name with characters a URI must escape */
+	make_db("a b%3F#.db", true, "CREATE TABLE t(a)");
+	assert_int_equal(agc_db_open_peek(t_path("a b%3F#.db"), &db), 0);
+	sqlite3_close(db);
+	assert_false(t_exists("a b%3F#.db-wal"));
+	uri = agc_db_uri_immutable("/x/a b%.db");
+	assert_string_equal(uri, "file:/x/a%20b%25.db?immutable=1");
+	free(uri);
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 #define TD(f) cmocka_unit_test_setup_teardown(f, setup_dir, teardown_dir)
 
@@ -432,6 +493,7 @@ int main(void)
 		T(test_db_ident_hostile),
 		T(test_db_row_size_sql),
 		TD(test_db_open_not_sqlite),
+		TD(test_db_open_peek),
 		TD(test_db_write_busy_wal),
 		TD(test_db_write_busy_rollback),
 		cmocka_unit_test(test_db_purge_needs_out),

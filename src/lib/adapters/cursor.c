@@ -617,8 +617,8 @@ static int chat_meta(agc_plan *p)
 		agc_buf_printf(&layout, "%s%s in '%s': %s%s%s%s%s", layout.len ? "; " : "",
 			       strncmp(a->rel, "chats/", 6) == 0 ? "chats/<bucket>/<id>/" : "acp-sessions/<id>/",
 			       p->roots->v[a->root].path,
-			       src == 0 ? "meta as " : src == AGC_ENOTFOUND ? "no store.db" : "store.db unreadable",
-			       src == 0 ? m.how : "",
+			       src == 0 ? "meta as " : src == AGC_ENOTFOUND ? "no store.db" : "store.db: ",
+			       src == 0 ? m.how : src == AGC_ENOTFOUND ? "" : err ? err : "error",
 			       REL(rel, "%s/meta.json", a->rel) && fstatat(fd, rel, &st, AT_SYMLINK_NOFOLLOW) == 0 ? ", meta.json" : "",
 			       REL(rel, "%s/store.db-wal", a->rel) && fstatat(fd, rel, &st, AT_SYMLINK_NOFOLLOW) == 0 && st.st_size > 0
 				       ? ", a WAL" : "",
