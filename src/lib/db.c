@@ -3,7 +3,9 @@
  * and agc_db_watch_new checks that the library at hand is. */
 #define SQLITE_ENABLE_PREUPDATE_HOOK 1
 
+#include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <string.h>
@@ -137,6 +139,134 @@ int agc_db_open_peek(const char *path, sqlite3 **out)
 	rc = open_db_as(uri, path, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, out);
 	free(uri);
 	return rc;
+}
+
+/* Copy the regular file src (never through a link: O_NOFOLLOW; a FIFO or a device is never
+ * opened, R8) to the new file dst, at most *budget bytes in all. 0, or -1 with the error set. */
+static int copy_file(const char *src, const char *dst, uint64_t *budget)
+{
+	char buf[65536];
+	struct stat st;
+	ssize_t n;
+	int in = open(src, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY), out = -1, rc = -1;
+
+	if (in < 0)
+		return agc_error_errno(-1, errno, "%s", src);
+	if (fstat(in, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(in);
+		return agc_error_set(-1, "%s: not a regular file", src);
+	}
+	if ((uint64_t)st.st_size > *budget) {
+		close(in);
+		return agc_error_set(-1, "%s: its pages are in its WAL, and it is too large to be read as a copy "
+					 "(over %llu MiB)",
+				     src, (unsigned long long)(AGC_DB_SNAPSHOT_MAX >> 20));
+	}
+	if ((out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600)) < 0) {
+		rc = agc_error_errno(-1, errno, "cannot make '%s'", dst);
+		goto out;
+	}
+	while ((n = read(in, buf, sizeof(buf))) > 0) {
+		if ((uint64_t)n > *budget) {
+			rc = agc_error_set(-1, "%s: grew while it was read", src);
+			goto out;
+		}
+		*budget -= (uint64_t)n;
+		if (write(out, buf, (size_t)n) != n) {
+			rc = agc_error_errno(-1, errno, "cannot write '%s'", dst);
+			goto out;
+		}
+	}
+	rc = n < 0 ? agc_error_errno(-1, errno, "%s", src) : 0;
+out:
+	close(in);
+	if (out >= 0 && close(out) < 0 && rc == 0)
+		rc = agc_error_errno(-1, errno, "cannot write '%s'", dst);
+	return rc;
+}
+
+#define SNAPSHOT_PREFIX "agentgc-snapshot-"
+
+/* Remove the snapshot dir dir and what SQLite made in it. */
+static void snapshot_remove(const char *dir)
+{
+	static const char *const names[] = {"db", "db-wal", "db-shm", "db-journal"};
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(*names); i++) {
+		char *f = agc_strfmt("%s/%s", dir, names[i]);
+
+		if (f)
+			unlink(f);
+		free(f);
+	}
+	rmdir(dir);
+}
+
+int agc_db_open_snapshot(const char *path, sqlite3 **out)
+{
+	char *side = agc_strfmt("%s-wal", path), *dir = NULL, *copy = NULL, *wal = NULL;
+	const char *tmp = getenv("TMPDIR");
+	uint64_t budget = AGC_DB_SNAPSHOT_MAX;
+	struct stat st;
+	int rc;
+
+	if (!side)
+		return agc_error_oom();
+	if (lstat(side, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size == 0) {
+		/* no WAL with pages: the file is the whole database, read in place as it is */
+		free(side);
+		return agc_db_open_peek(path, out);
+	}
+	if (sidecars_regular(path) < 0) {
+		free(side);
+		return -1;
+	}
+	/* the file and its WAL, copied to a dir of our own: SQLite reads a WAL through its -shm,
+	 * and a reader writes its marks there, so reading them in place would change them */
+	dir = agc_strfmt("%s/" SNAPSHOT_PREFIX "XXXXXX", tmp && tmp[0] == '/' ? tmp : "/tmp");
+	if (!dir || !mkdtemp(dir)) {
+		rc = dir ? agc_error_errno(-1, errno, "cannot make a temp dir in '%s'", tmp && tmp[0] == '/' ? tmp : "/tmp")
+			 : agc_error_oom();
+		free(dir);
+		free(side);
+		return rc;
+	}
+	copy = agc_strfmt("%s/db", dir);
+	wal = agc_strfmt("%s/db-wal", dir);
+	if (!copy || !wal)
+		rc = agc_error_oom();
+	else if ((rc = copy_file(path, copy, &budget)) == 0 && (rc = copy_file(side, wal, &budget)) == 0)
+		rc = open_db_as(copy, path, SQLITE_OPEN_READONLY, out);
+	free(copy);
+	free(wal);
+	free(side);
+	if (rc < 0)
+		snapshot_remove(dir);
+	free(dir);
+	return rc;
+}
+
+void agc_db_close_snapshot(sqlite3 *db)
+{
+	const char *f = db ? sqlite3_db_filename(db, "main") : NULL;
+	char *dir = NULL;
+	const char *slash;
+
+	if (f && (slash = strrchr(f, '/')) && strcmp(slash, "/db") == 0) {
+		const char *base;
+
+		dir = agc_strndup(f, (size_t)(slash - f));
+		base = dir ? strrchr(dir, '/') : NULL;
+		if (!base || strncmp(base + 1, SNAPSHOT_PREFIX, strlen(SNAPSHOT_PREFIX)) != 0) {
+			free(dir);
+			dir = NULL;
+		}
+	}
+	sqlite3_close(db);
+	if (dir)
+		snapshot_remove(dir);
+	free(dir);
 }
 
 int agc_db_open_rw(const char *path, sqlite3 **out)

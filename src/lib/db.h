@@ -25,6 +25,14 @@ char *agc_db_uri_immutable(const char *path);
  * made beside it and no lock is taken. Same returns. */
 int agc_db_open_peek(const char *path, sqlite3 **out);
 
+/* A database of a session's own (a Cursor chat's store) read without changing a byte of it, its
+ * -wal or its -shm: without a WAL that holds pages, agc_db_open_peek; with one, the file and its
+ * WAL copied (at most AGC_DB_SNAPSHOT_MAX bytes) into a private dir under $TMPDIR and read
+ * there. Errors name path. Close with agc_db_close_snapshot, which removes the copy. */
+#define AGC_DB_SNAPSHOT_MAX ((uint64_t)64 << 20)
+int agc_db_open_snapshot(const char *path, sqlite3 **out);
+void agc_db_close_snapshot(sqlite3 *db);
+
 /* Open path read-write for a purge: never created, never through a symlink, a short busy
  * timeout, secure_delete and foreign keys on. Same returns. */
 int agc_db_open_rw(const char *path, sqlite3 **out);

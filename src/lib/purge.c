@@ -1611,7 +1611,7 @@ static void rows_session_bytes(agc_plan *p, agc_report *r, const txn *t)
 			continue;
 		}
 		path = agc_plan_abspath(p->roots, p->dbs.v[d].root, p->dbs.v[d].rel);
-		if (path && agc_db_open_ro(path, &db) == 0 && agc_plan_count_rows(p, db, d) == 0)
+		if (path && agc_db_open_peek(path, &db) == 0 && agc_plan_count_rows(p, db, d) == 0)
 			for (i = 0; i < p->rows.n; i++)
 				if (p->rows.v[i].db == d)
 					r->session.bytes += p->rows.v[i].bytes;
@@ -2092,7 +2092,7 @@ static void after_gate(agc_plan *p, int a, agc_report *r, mode m, unsigned flags
 			/* rows in a virtual table would refuse the purge (R4): say so, as it would */
 			if (path) {
 				sqlite3 *db = NULL;
-				bool open = agc_db_open_ro(path, &db) == 0;
+				bool open = agc_db_open_peek(path, &db) == 0;
 
 				for (k = 0; open && k < p->rows.n; k++) {
 					if (p->rows.v[k].db != i || !p->rows.v[k].count ||
@@ -3108,17 +3108,20 @@ static int many(agc_ctx *ctx, const char *agent, const char *const *idv, size_t 
 				goto out;
 			}
 		} else if (it->ready) {
-			bool live;
+			bool live, nodb = m == MODE_PURGE && !it->p.dbs.n && !it->p.locks.n;
+			/* a refusal (a store that cannot be read) or a fork goes through after_gate,
+			 * which refuses: never straight to the removal */
+			bool fast = nodb && !it->p.forks.n && !it->p.refusals.n;
 
 			/* a purge with no database: its shared-file lines and its residual wait for the
 			 * end of the stretch (batch_flush); the file is noted first, as it is before
 			 * anything of this item goes */
-			if (m == MODE_PURGE && !it->p.dbs.n && !it->p.locks.n && batch_expect(&b, k) < 0) {
+			if (nodb && batch_expect(&b, k) < 0) {
 				rc = -1;
 				goto out;
 			}
 			live = batch_gate(&b, k);
-			if (m == MODE_PURGE && !it->p.dbs.n && !it->p.locks.n && !it->p.forks.n && !live) {
+			if (fast && !live) {
 				if (purge_remove(&it->p, it->r, &it->rest)) {
 					it->pending = true;
 					continue;

@@ -228,7 +228,7 @@ static char *blob_workspace(sqlite3 *db)
 
 /* Read the meta row (and, when want_ws, the workspace line) of the store rel (a chat's
  * store.db beneath rootfd; abs its path). Only a regular file is opened, read as it is
- * (agc_db_open_peek: nothing made beside it, no checkpoint). Returns 0, AGC_ENOTFOUND (no
+ * (agc_db_open_snapshot: not a byte of it, its WAL or its -shm changed). Returns 0, AGC_ENOTFOUND (no
  * store), or -1 with *err a message (malloc'd). */
 static int store_read(int rootfd, const char *rel, const char *abs, bool want_ws, cu_meta *m, char **err)
 {
@@ -249,7 +249,7 @@ static int store_read(int rootfd, const char *rel, const char *abs, bool want_ws
 		*err = agc_strdup("not a regular file");
 		return -1;
 	}
-	if (agc_db_open_peek(abs, &db) < 0) {
+	if (agc_db_open_snapshot(abs, &db) < 0) {
 		const char *msg = agc_error_last();
 		size_t al = strlen(abs);
 
@@ -293,7 +293,7 @@ static int store_read(int rootfd, const char *rel, const char *abs, bool want_ws
 out:
 	json_decref(j);
 	sqlite3_finalize(st);
-	sqlite3_close(db);
+	agc_db_close_snapshot(db);
 	return rc;
 }
 
@@ -572,71 +572,120 @@ out:
 	return rc < 0 ? -1 : 0;
 }
 
-/* The chat's title, project and creation time, from the first of its stores that reads (one
- * with a root blob before an empty one: the other bucket's copy is the empty chat a resume
- * from another dir makes), meta.json, and the first user blob. What cannot be read is said
+/* What a chat's dirs say of it, looked at one dir after another (pick_dir), the same for show
+ * and ls: the first store that reads, one with a root blob before an empty one (the other
+ * bucket's copy is the empty chat a resume from another dir makes), with the meta.json beside
+ * it; the first dir's meta.json when no store reads. */
+typedef struct cu_pick {
+	cu_meta best;
+	cu_side side;
+	bool have;
+	char *bucket;  /* the first chat dir's bucket */
+} cu_pick;
+
+/* One dir of the chat id: rel beneath fd, its store's path abs. Returns store_read's answer;
+ * *how is the meta's encoding when it read, *err (malloc'd) why it did not, *other (malloc'd)
+ * the chat another meta's agentId names, when not this one: the caller says them. */
+static int pick_dir(cu_pick *k, int fd, const char *rel, const char *abs, const char *id, const char **how,
+		    char **err, char **other)
+{
+	char path[4096];
+	cu_side side = {0};
+	cu_meta m = {0};
+	int src;
+
+	*how = NULL;
+	*err = *other = NULL;
+	if (!k->bucket && strncmp(rel, "chats/", 6) == 0)
+		k->bucket = agc_strndup(rel + 6, strcspn(rel + 6, "/"));
+	if (!REL(path, "%s/meta.json", rel))
+		return -1;
+	side_read(fd, path, &side);
+	if (!REL(path, "%s/store.db", rel))
+		return -1;
+	src = store_read(fd, path, abs, !side.cwd, &m, err);
+	*how = m.how;
+	if (src == 0 && m.agent_id && strcasecmp(m.agent_id, id) != 0)
+		*other = agc_strdup(m.agent_id);
+	if (src == 0 && (!k->have || (!k->best.root_blob && m.root_blob))) {
+		meta_release(&k->best);
+		side_release(&k->side);
+		k->best = m;
+		k->side = side;
+		k->have = true;
+		return src;
+	}
+	meta_release(&m);
+	if (!k->have && !k->side.title && !k->side.cwd && !k->side.created) {
+		side_release(&k->side);
+		k->side = side;
+	} else {
+		side_release(&side);
+	}
+	return src;
+}
+
+/* The picked title, project (meta.json's cwd, the workspace line, else the bucket as it is) and
+ * creation time; k is released. */
+static void pick_finish(cu_pick *k, char **title, char **project, int64_t *created)
+{
+	*title = pick_title(&k->best, &k->side);
+	*project = k->side.cwd ? agc_strdup(k->side.cwd) : k->best.workspace ? agc_strdup(k->best.workspace)
+						      : k->bucket ? agc_strdup(k->bucket) : NULL;
+	*created = k->best.created ? k->best.created : k->side.created;
+	meta_release(&k->best);
+	side_release(&k->side);
+	free(k->bucket);
+	memset(k, 0, sizeof(*k));
+}
+
+/* show's metadata of the chat (pick_dir), and the layout it found; what cannot be read is said
  * (a hint), never guessed. */
 static int chat_meta(agc_plan *p)
 {
-	cu_meta best = {0};
-	cu_side side = {0};
-	char *bucket = NULL, *errs = NULL;
+	cu_pick k = {0};
+	char *errs = NULL;
 	agc_buf layout = AGC_BUF_INIT;
-	bool have = false;
 	size_t i;
 	int rc = 0;
 
-	for (i = 0; i < p->arts.n; i++) {
+	for (i = 0; i < p->arts.n && rc == 0; i++) {
 		const agc_artifact *a = &p->arts.v[i];
 		int fd = agc_plan_rootfd(p, a->root);
-		char rel[4096], *abs;
-		cu_meta m = {0};
-		char *err = NULL;
+		char rel[4096], *abs, *err, *other;
+		const char *how;
 		struct stat st;
 		int src;
 
-		/* show says what it found, where (SPEC: the layout is reported, not established) */
-		if (strcmp(a->session, p->id) == 0 && strncmp(a->rel, "projects/", 9) == 0)
+		if (strcmp(a->session, p->id) != 0)
+			continue;
+		/* show says what it found, where (the layout is reported, not established) */
+		if (strncmp(a->rel, "projects/", 9) == 0)
 			agc_buf_printf(&layout, "%stranscript %s in '%s'%s", layout.len ? "; " : "",
 				       a->kind == 'd' ? "<id>/" : strrchr(a->rel, '.') ? strrchr(a->rel, '.') : a->rel,
 				       p->roots->v[a->root].path, a->behind_link ? " (behind a link)" : "");
-		if (a->kind != 'd' || strcmp(a->session, p->id) != 0 ||
-		    (strncmp(a->rel, "chats/", 6) != 0 && strncmp(a->rel, "acp-sessions/", 13) != 0))
+		if (a->kind != 'd' || (strncmp(a->rel, "chats/", 6) != 0 && strncmp(a->rel, "acp-sessions/", 13) != 0) ||
+		    !REL(rel, "%s/store.db", a->rel))
 			continue;
-		if (!REL(rel, "%s/meta.json", a->rel))
-			continue;
-		side_read(fd, rel, &side);
-		if (!bucket && strncmp(a->rel, "chats/", 6) == 0)
-			bucket = agc_strndup(a->rel + 6, strcspn(a->rel + 6, "/"));
-		if (!REL(rel, "%s/store.db", a->rel))
-			continue;
-		abs = agc_plan_abspath(p->roots, a->root, rel);
-		if (!abs)
+		if (!(abs = agc_plan_abspath(p->roots, a->root, rel)))
 			return -1;
-		src = store_read(fd, rel, abs, true, &m, &err);
+		src = pick_dir(&k, fd, a->rel, abs, p->id, &how, &err, &other);
 		agc_buf_printf(&layout, "%s%s in '%s': %s%s%s%s%s", layout.len ? "; " : "",
 			       strncmp(a->rel, "chats/", 6) == 0 ? "chats/<bucket>/<id>/" : "acp-sessions/<id>/",
 			       p->roots->v[a->root].path,
 			       src == 0 ? "meta as " : src == AGC_ENOTFOUND ? "no store.db" : "store.db: ",
-			       src == 0 ? m.how : src == AGC_ENOTFOUND ? "" : err ? err : "error",
+			       src == 0 ? how : src == AGC_ENOTFOUND ? "" : err ? err : "error",
 			       REL(rel, "%s/meta.json", a->rel) && fstatat(fd, rel, &st, AT_SYMLINK_NOFOLLOW) == 0 ? ", meta.json" : "",
 			       REL(rel, "%s/store.db-wal", a->rel) && fstatat(fd, rel, &st, AT_SYMLINK_NOFOLLOW) == 0 && st.st_size > 0
 				       ? ", a WAL" : "",
 			       a->behind_link ? " (behind a link)" : "");
-		if (src == 0 && m.agent_id && strcasecmp(m.agent_id, p->id) != 0) {
-			char *msg = agc_strfmt("the meta of '%s' names the chat '%s', not its dir's '%s'", abs, m.agent_id, p->id);
+		if (other) {
+			char *msg = agc_strfmt("the meta of '%s' names the chat '%s', not its dir's '%s'", abs, other, p->id);
 
 			rc = msg ? agc_plan_add_hint(p, NULL, msg) : -1;
 			free(msg);
 		}
-		if (src == 0 && (!have || (!best.root_blob && m.root_blob))) {
-			meta_release(&best);
-			best = m;
-			have = true;
-		} else {
-			meta_release(&m);
-		}
-		if (src < 0 && err) {
+		if (src < 0 && src != AGC_ENOTFOUND && err) {
 			char *msg = agc_strfmt("%s%scannot read the chat's store '%s': %s", errs ? errs : "", errs ? "; " : "",
 					       abs, err);
 
@@ -644,6 +693,7 @@ static int chat_meta(agc_plan *p)
 			errs = msg;
 		}
 		free(err);
+		free(other);
 		free(abs);
 	}
 	if (errs && rc == 0)
@@ -652,13 +702,7 @@ static int chat_meta(agc_plan *p)
 		agc_buf_printf(&layout, "; %zu sub-agent%s", p->ids.n - 1, p->ids.n == 2 ? "" : "s");
 	p->meta.layout = layout.len ? agc_buf_detach(&layout, NULL) : NULL;
 	agc_buf_release(&layout);
-	p->meta.title = pick_title(&best, &side);
-	p->meta.project = side.cwd ? agc_strdup(side.cwd) : best.workspace ? agc_strdup(best.workspace)
-							     : bucket ? agc_strdup(bucket) : NULL;
-	p->meta.created_ms = best.created ? best.created : side.created;
-	meta_release(&best);
-	side_release(&side);
-	free(bucket);
+	pick_finish(&k, &p->meta.title, &p->meta.project, &p->meta.created_ms);
 	free(errs);
 	return rc;
 }
@@ -953,64 +997,33 @@ static size_t cu_index(void)
 	return i < 0 ? 0 : (size_t)i;
 }
 
-/* Title, project and creation time of a listed chat: as chat_meta finds them for show. */
+/* Title, project and creation time of a listed chat, as show finds them (pick_dir); what cannot
+ * be read is said. */
 static void row_meta(lctx *L, crow *c, const int *fds)
 {
+	cu_pick k = {0};
 	const hit *h;
-	cu_meta best = {0};
-	cu_side side = {0};
-	bool have = false;
-	char *bucket = NULL;
 
 	for (h = c->store; h && h < L->H.v + L->H.n && strcmp(h->id, c->id) == 0 && h->kind <= K_ACP; h++) {
-		int fd = fds[h->root];
-		char rel[4096], *abs, *err = NULL;
-		cu_meta m = {0};
+		char rel[4096], *abs, *err, *other, *msg = NULL;
+		const char *how;
 		int src;
 
-		if (fd < 0)
+		if (fds[h->root] < 0 || !REL(rel, "%s/store.db", h->rel) || !(abs = agc_plan_abspath(L->rs, h->root, rel)))
 			continue;
-		if (!REL(rel, "%s/meta.json", h->rel))
-			continue;
-		side_read(fd, rel, &side);
-		if (!bucket && h->kind == K_CHAT)
-			bucket = agc_strndup(h->rel + 6, strcspn(h->rel + 6, "/"));
-		if (!REL(rel, "%s/store.db", h->rel))
-			continue;
-		if (!(abs = agc_plan_abspath(L->rs, h->root, rel)))
-			break;
-		src = store_read(fd, rel, abs, !side.cwd, &m, &err);
-		if (src == 0 && m.agent_id && strcasecmp(m.agent_id, c->id) != 0) {
-			char *msg = agc_strfmt("'%s': its meta names the chat '%s', not its dir's '%s'", abs, m.agent_id, c->id);
-
-			if (msg)
-				L->sink->warn(L->sink, msg);
-			free(msg);
-		}
-		if (src < 0) {
-			char *msg = agc_strfmt("cannot read the chat's store '%s': %s", abs, err ? err : "error");
-
-			if (msg)
-				L->sink->warn(L->sink, msg);
-			free(msg);
-		}
-		if (src == 0 && (!have || (!best.root_blob && m.root_blob))) {
-			meta_release(&best);
-			best = m;
-			have = true;
-		} else {
-			meta_release(&m);
-		}
+		src = pick_dir(&k, fds[h->root], h->rel, abs, c->id, &how, &err, &other);
+		if (other)
+			msg = agc_strfmt("'%s': its meta names the chat '%s', not its dir's '%s'", abs, other, c->id);
+		else if (src < 0 && src != AGC_ENOTFOUND)
+			msg = agc_strfmt("cannot read the chat's store '%s': %s", abs, err ? err : "error");
+		if (msg)
+			L->sink->warn(L->sink, msg);
+		free(msg);
 		free(err);
+		free(other);
 		free(abs);
 	}
-	c->title = pick_title(&best, &side);
-	c->project = side.cwd ? agc_strdup(side.cwd) : best.workspace ? agc_strdup(best.workspace)
-							  : bucket ? agc_strdup(bucket) : NULL;
-	c->created = best.created ? best.created : side.created;
-	meta_release(&best);
-	side_release(&side);
-	free(bucket);
+	pick_finish(&k, &c->title, &c->project, &c->created);
 }
 
 static int cu_list(agc_ctx *ctx, const agc_rootset *rs, const agc_ls_opts *opts, agc_ls_sink *sink)

@@ -1,0 +1,141 @@
+#!/usr/bin/env bats
+# Cursor (formats/cursor.md): roots, ls and show on generated homes: every chat, ACP session
+# and leftover listed once (a chat in two buckets too), its title from the meta row (hex JSON
+# or JSON) or meta.json, its project from meta.json's cwd, the first user blob's workspace
+# line or the bucket; a corrupt meta or store listed with its error; nothing changed by
+# looking (no -wal or -shm made beside a store or the tracking database).
+
+load lib
+load cu
+
+setup() { cu_setup; }
+
+# The title ls must give: the meta's name unless it is the default, then meta.json's.
+want_title() {
+	m_get "$1" 'if (.title != null and .title != "New Agent") then .title
+		elif .meta_json_title != null then .meta_json_title else (.title // "") end'
+}
+
+@test "cursor ls: every chat, ACP session and leftover once, with its title, project and size" {
+	cu_fixture --seed 3811 --projects 3 --cursor 14 --cursor-acp 2 --cursor-leftovers 3 --cursor-subagents 2 \
+		--cursor-twins 2 --cursor-corrupt-meta 1 --cursor-corrupt-store 1
+	snap before
+	run -0 --separate-stderr agc ls --json --agent cursor
+	local ls=$output err=$stderr id n got want
+	# sub-agents with nothing of their own are no sessions of their own
+	n=$(jq -c 'select(.agent == "cursor" and .kind != null)' "$MAN" | wc -l)
+	[[ $(jq -s 'length' <<<"$ls") == "$n" ]]
+	[[ $(jq -r '.id' <<<"$ls" | sort -u | wc -l) == "$n" ]]
+	for id in $(m_picks 'true'); do
+		got=$(jq -r --arg id "$id" 'select(.id == $id) | .title // ""' <<<"$ls")
+		if [[ $(m_get "$id" .meta) == corrupt || $(m_get "$id" .store) == corrupt ]]; then
+			want=$(m_get "$id" '.meta_json_title // ""')
+		elif [[ $(m_get "$id" .kind) == chat ]]; then
+			want=$(want_title "$id")
+		else
+			want=""
+		fi
+		[[ $got == "$want" ]] || { echo "$id: title '$got', want '$want'"; return 1; }
+		got=$(jq -r --arg id "$id" 'select(.id == $id) | .project // ""' <<<"$ls")
+		want=$(m_get "$id" .project)
+		if [[ $(m_get "$id" .store) == corrupt && $got != "$want" ]]; then
+			# no cwd in meta.json and the store unreadable: the bucket, as it is
+			want=$(m_get "$id" .bucket)
+		fi
+		[[ $got == "$want" ]] || { echo "$id: project '$got', want '$want'"; return 1; }
+		# SPEC "Sizes": every file of its dirs and transcripts (its sub-agents' inside), and its
+		# rows and its sub-agents' rows
+		want=$(($(cu_file_bytes $(m_get "$id" '.artifacts[]')) + $(cu_closure "$id" | cu_row_bytes)))
+		got=$(jq -r --arg id "$id" 'select(.id == $id) | .bytes' <<<"$ls")
+		[[ $got == "$want" ]] || { echo "$id: $got bytes, want $want"; return 1; }
+		jq -s -e --arg id "$id" 'map(select(.id == $id)) | length == 1 and .[0].live == false and .[0].parent == null' \
+			<<<"$ls" >/dev/null
+	done
+	# a creation time from the meta row (ms)
+	id=$(m_pick '.kind == "chat" and .meta == "hex" and .store == "ok"')
+	[[ $(jq -r --arg id "$id" 'select(.id == $id) | .created' <<<"$ls") == \
+		$(date -u -d "@$(($(m_get "$id" .created) / 1000))" +%Y-%m-%dT%H:%M:%SZ) ]]
+	# the corrupt ones are listed, each with its error on stderr
+	id=$(m_pick '.meta == "corrupt"')
+	[[ $err == *"$id"*"neither JSON nor hex-encoded JSON"* ]]
+	id=$(m_pick '.store == "corrupt"')
+	[[ $err == *"$id/store.db"*"not a database"* ]]
+	# looking changed nothing: no -wal or -shm beside any store or the tracking database
+	assert_tree_unchanged before
+	run -0 agc ls --agent cursor
+	run -0 agc show cursor "$(m_pick '.young == true and .store == "ok"')"
+	run -0 agc roots
+	assert_tree_unchanged before
+}
+
+@test "cursor show: the layout found, the chat's dirs in both buckets, its transcripts, rows and sub-agents" {
+	cu_fixture --seed 3812 --projects 3 --cursor 9 --cursor-subagents 3 --cursor-twins 3
+	local id hex raw d c
+	id=$(m_pick '.kind == "chat" and (.children | length) > 0 and (.dirs | length) > 1 and .meta == "hex"')
+	[[ -n $id ]]
+	run -0 agc show cursor "$id"
+	[[ $output == *"layout   chats/<bucket>/<id>/ in '$CU': meta as hex JSON"* ]]
+	[[ $output == *"; transcript <id>/ in '$CU'"* ]]
+	[[ $output == *"sub-agent"* ]]
+	for d in $(m_get "$id" '.artifacts[]'); do
+		[[ $output == *"  $d"* ]] || { echo "show lacks $d"; return 1; }
+	done
+	for c in $(m_get "$id" '.children[]'); do
+		[[ $output == *"child $c"* ]]
+	done
+	[[ $output == *"rows of conversation_summaries in $TDB"* ]]
+	run -0 agc show --json cursor "$id"
+	json_ok '.[0].layout | test("meta as hex JSON")'
+	json_ok ".[0].title == \"$(want_title "$id")\""
+	raw=$(m_pick '.kind == "chat" and .meta == "raw" and .store == "ok"')
+	run -0 agc show cursor "$raw"
+	[[ $output == *"'$CU': meta as JSON"* ]]
+	[[ $output == *"title    $(want_title "$raw")"* ]]
+	# a young store: the WAL is said, and counted in the size
+	id=$(m_pick '.young == true and .store == "ok" and (.dirs | length) == 1')
+	[[ -s $(m_get "$id" '.dirs[0]')/store.db-wal ]]
+	run -0 agc show cursor "$id"
+	[[ $output == *", a WAL"* ]]
+}
+
+@test "cursor roots: every root the reports name, once each, and what each holds" {
+	cu_fixture --seed 3813 --projects 2 --cursor 6 --cursor-acp 2 --cursor-leftovers 1 --cursor-split
+	run -0 agc roots
+	[[ $output == *"cursor    home    $CU  (default)"* ]]
+	[[ $output == *"cursor    config  $HOME/.config/cursor  (default (XDG))"* ]]
+	[[ $output == *"cursor    cfg-cap $HOME/.config/Cursor  (default (XDG, capital C), missing)"* ]]
+	local nh ns
+	ns=$(jq -s --arg r "$HOME/.config/cursor/" '[.[] | select(.kind == "chat") | select(.dirs[0] | startswith($r))] | length' "$MAN")
+	nh=$(($(m_summary .chats) - ns))
+	((ns > 0 && nh > 0))
+	run -0 agc roots --json
+	json_ok ".[] | select(.agent == \"cursor\" and .root == \"home\") | .holds | test(\"^chats: $nh in [0-9]+ buckets?; acp-sessions: 3 \\\\(1 with only meta.json\\\\); transcripts: [0-9]+ in [0-9]+ projects?; ai-tracking/ai-code-tracking.db$\")"
+	json_ok ".[] | select(.agent == \"cursor\" and .root == \"config\") | .holds | test(\"^chats: $ns in [0-9]+ buckets?$\")"
+	# the caller's own variables move them; one dir named twice counts once
+	export CURSOR_CONFIG_DIR=$CU XDG_CONFIG_HOME=$HOME/.config
+	run -0 agc roots
+	[[ $(grep -c "^cursor " <<<"$output") == 3 ]]
+	[[ $output == *"cursor    env     $CU  (\$CURSOR_CONFIG_DIR)"* ]]
+	[[ $output == *"cursor    xdg     $HOME/.config/cursor  (\$XDG_CONFIG_HOME/cursor)"* ]]
+	# every chat of both roots is listed, once
+	run -0 --separate-stderr agc ls --json --agent cursor
+	[[ $(jq -s 'length' <<<"$output") == $(($(m_summary .chats) + 3)) ]]
+	# another home: defaults only
+	mkdir -p "$BATS_TEST_TMPDIR/other"
+	run -0 agc --home "$BATS_TEST_TMPDIR/other" roots
+	[[ $output != *"\$CURSOR_CONFIG_DIR"* && $output == *"cursor    home    $BATS_TEST_TMPDIR/other/.cursor"* ]]
+}
+
+@test "cursor ls: a chat dir whose name is in upper case is said, and a purge of the id leaves it" {
+	cu_fixture --seed 3814 --projects 2 --cursor 3
+	local id d up
+	id=$(m_pick '.kind == "chat"')
+	d=$(m_get "$id" '.dirs[0]')
+	up=${d%/*}/$(upper "$id")
+	mv "$d" "$up"
+	run -0 --separate-stderr agc ls --json --agent cursor
+	[[ $stderr == *"$up"*"not in lower case is left alone"* ]]
+	run agc purge cursor "$(upper "$id")"
+	((status == 0 || status == 5))
+	assert_exists "$up" "$up/store.db"
+}

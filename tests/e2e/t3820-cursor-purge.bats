@@ -1,0 +1,174 @@
+#!/usr/bin/env bats
+# Cursor purge (formats/cursor.md §2, §4): the chat's dir in every bucket, its ACP dir, its
+# transcripts with their sub-agents and its rows (and its sub-agents') in the tracking
+# database go; everything else stays, another chat of the same bucket included. R2: a bucket
+# or a subagents/ dir that is a link is never followed. R6: a tracking database that cannot
+# be read refuses the purge with nothing changed; one corrupt store refuses nothing else.
+
+load lib
+load cu
+
+setup() { cu_setup; }
+
+# Purge chat ID and check that exactly its artifacts and rows went.
+purge_exactly() {
+	local id=$1 ids
+	ids=$(cu_closure "$id")
+	snap before
+	cu_rows_except <<<"$ids" >"$BATS_TEST_TMPDIR/rows-before"
+	[[ $(cu_rows_of <<<"$ids") -gt 0 || $(m_get "$id" '.rows | add // 0') == 0 ]]
+	run -0 --separate-stderr agc --json purge cursor "$id"
+	json_ok --arg id "$id" '.[0].status == "purged" and .[0].id == $id and (.[0].residual | length) == 0'
+	assert_gone $(m_get "$id" '.artifacts[]')
+	[[ $(cu_rows_of <<<"$ids") == 0 ]]
+	diff -u "$BATS_TEST_TMPDIR/rows-before" <(cu_rows_except <<<"$ids")
+	SNAP_EXCLUDE=$TDB assert_tree_minus before $(m_get "$id" '.artifacts[]')
+}
+
+@test "cursor purge: a chat in two buckets with sub-agents: every dir, transcript and row, nothing else" {
+	cu_fixture --seed 3821 --projects 3 --cursor 10 --cursor-subagents 3 --cursor-twins 3 --cursor-acp 1
+	local id other
+	id=$(m_pick '(.children | length) > 0 and (.dirs | length) > 1')
+	[[ -n $id ]]
+	# another chat of the same bucket keeps everything
+	other=$(jq -r --arg id "$id" --arg b "$(m_get "$id" .bucket)" \
+		'select(.agent == "cursor" and .bucket == $b and .id != $id) | .id' "$MAN" | head -n1)
+	purge_exactly "$id"
+	[[ -z $other ]] || assert_exists $(m_get "$other" '.artifacts[]')
+	json_ok ".[0].children | length == $(m_get "$id" '.children | length')"
+	# a rerun finds nothing
+	run -5 agc purge cursor "$id"
+	for other in $(m_picks '.kind == "chat" and .store == "ok"'); do
+		[[ $other == "$id" ]] || run -0 agc show cursor "$other"
+	done
+}
+
+@test "cursor purge: each form of transcript, a young store with its WAL, an ACP session and a leftover" {
+	cu_fixture --seed 3822 --projects 2 --cursor 8 --cursor-acp 2 --cursor-leftovers 2
+	local id t young
+	young=$(m_pick '.young == true and (.dirs | length) == 1')
+	[[ -s $(m_get "$young" '.dirs[0]')/store.db-wal ]]
+	purge_exactly "$young"
+	for t in '.txt' '.jsonl'; do
+		id=$(jq -r --arg t "$t" --arg y "$young" 'select(.agent == "cursor" and .kind == "chat" and .id != $y and
+			any(.transcripts[]; endswith($t))) | .id' "$MAN" | head -n1)
+		[[ -n $id ]]
+		purge_exactly "$id"
+	done
+	purge_exactly "$(m_pick '.kind == "acp"')"
+	id=$(m_pick '.kind == "leftover"')
+	[[ $(ls -A "$(m_get "$id" '.dirs[0]')") == meta.json ]]
+	purge_exactly "$id"
+}
+
+@test "cursor purge: a dry run and --json say what would go and change nothing; several ids in one run" {
+	cu_fixture --seed 3823 --projects 2 --cursor 6 --cursor-subagents 2
+	local a b
+	a=$(m_pick '(.children | length) > 0')
+	b=$(m_pick '(.children | length) == 0 and .kind == "chat"')
+	snap before
+	run -0 agc --json purge --dry-run cursor "$a"
+	json_ok '.[0].status == "dry-run"'
+	json_ok "[.[0].removed[] | select(.kind == \"rows\") | .count] | add == $(cu_closure "$a" | cu_rows_of)"
+	assert_tree_unchanged before
+	run -0 agc purge cursor "$a" "$b"
+	assert_gone $(m_get "$a" '.artifacts[]') $(m_get "$b" '.artifacts[]')
+	[[ $(printf '%s\n' $(cu_closure "$a") "$b" | cu_rows_of) == 0 ]]
+}
+
+@test "cursor purge: a sub-agent alone is refused, naming its parent; nothing changed" {
+	cu_fixture --seed 3824 --projects 2 --cursor 4 --cursor-subagents 2
+	local p c
+	p=$(m_pick '(.children | length) > 0')
+	c=$(m_get "$p" '.children[0]')
+	snap before
+	run -4 --separate-stderr agc purge cursor "$c"
+	[[ $stderr == *"sub-agent of cursor session '$p'"* ]]
+	assert_tree_unchanged before
+}
+
+@test "cursor purge: R2, a bucket that is a link to outside: nothing outside removed, residual symlink" {
+	cu_fixture --seed 3825 --projects 2 --cursor 4
+	local id d b
+	id=$(m_pick '.kind == "chat" and (.dirs | length) == 1')
+	d=$(m_get "$id" '.dirs[0]')
+	b=${d%/*}
+	mv "$b" "$OUT/bucket"
+	ln -s "$OUT/bucket" "$b"
+	snap before
+	run -3 --separate-stderr agc --json purge cursor "$id"
+	json_ok --arg p "$d" '.[0].residual | any(.path == $p and .reason == "symlink")'
+	assert_outside_unchanged before
+	assert_exists "$OUT/bucket/$id/store.db" "$b"
+	# the rest of the chat went: its rows and its transcripts
+	[[ $(cu_closure "$id" | cu_rows_of) == 0 ]]
+}
+
+@test "cursor purge: R2, a subagents/ dir that is a link names no sub-agent: the chats it leads to stay" {
+	cu_fixture --seed 3826 --projects 2 --cursor 6 --cursor-subagents 1
+	local p victim t
+	p=$(m_pick '(.children | length) > 0')
+	victim=$(m_pick '.kind == "chat" and (.children | length) == 0 and .store == "ok"')
+	t=$(m_get "$p" '.transcripts[0]')
+	[[ -d $t/subagents ]]
+	# the parent's subagents/ replaced by a link to a dir naming another chat
+	mkdir -p "$OUT/sub"
+	echo '{}' >"$OUT/sub/$victim.jsonl"
+	rm -rf "$t/subagents"
+	ln -s "$OUT/sub" "$t/subagents"
+	run -0 --separate-stderr agc --json purge cursor "$p"
+	json_ok --arg v "$victim" '.[0].children | index($v) == null'
+	assert_exists $(m_get "$victim" '.artifacts[]') "$OUT/sub/$victim.jsonl"
+	[[ $(cu_rows_of <<<"$victim") == $(m_get "$victim" '.rows | add') ]]
+}
+
+@test "cursor purge: one corrupt store among many: every other chat listed and purgeable, and it too" {
+	cu_fixture --seed 3827 --projects 3 --cursor 12 --cursor-corrupt-store 1 --cursor-corrupt-meta 1
+	local bad id n
+	bad=$(m_pick '.store == "corrupt"')
+	run -0 --separate-stderr agc ls --json --agent cursor
+	[[ $(jq -s 'length' <<<"$output") == 12 ]]
+	n=0
+	for id in $(m_picks '.kind == "chat" and .store == "ok"'); do
+		run -0 agc purge cursor "$id"
+		assert_gone $(m_get "$id" '.artifacts[]')
+		n=$((n + 1))
+	done
+	((n == 11))
+	# the corrupt one is a dir like any other: it goes whole, said as found
+	run -0 agc purge cursor "$bad"
+	assert_gone $(m_get "$bad" '.artifacts[]')
+	run -0 --separate-stderr agc ls --json --agent cursor
+	[[ -z $output ]]
+}
+
+@test "cursor purge: R6, a tracking database that is not SQLite, or is a link, refuses with nothing changed" {
+	cu_fixture --seed 3828 --projects 2 --cursor 3
+	local id
+	id=$(m_pick '.kind == "chat" and (.rows | add) > 0')
+	cp "$TDB" "$BATS_TEST_TMPDIR/good.db"
+	head -c 4096 /dev/urandom >"$TDB"
+	snap before
+	run -4 --separate-stderr agc --json purge cursor "$id"
+	json_ok --arg db "$TDB" '.[0].status == "refused" and (.[0].residual | any(.path == $db and .kind == "rows"))'
+	assert_tree_unchanged before
+	# a link in the database's place: never changed through it (R2)
+	mv "$BATS_TEST_TMPDIR/good.db" "$OUT/t.db"
+	rm "$TDB"
+	ln -s "$OUT/t.db" "$TDB"
+	snap before
+	run -4 --separate-stderr agc --json purge cursor "$id"
+	json_ok --arg db "$TDB" '.[0].residual | any(.path == $db and .reason == "symlink")'
+	assert_tree_unchanged before
+}
+
+@test "cursor purge: R4, a trigger that changes another row of the tracking database refuses the purge" {
+	cu_fixture --seed 3829 --projects 2 --cursor 3
+	local id
+	id=$(m_pick '.kind == "chat" and .rows.conversation_summaries > 0')
+	sqlite3 "$TDB" "CREATE TABLE audit (n INTEGER); CREATE TRIGGER t AFTER DELETE ON conversation_summaries BEGIN INSERT INTO audit VALUES (1); END;"
+	snap before
+	run -4 --separate-stderr agc purge cursor "$id"
+	assert_tree_unchanged before
+	[[ $(sqlite3 "$TDB" "SELECT count(*) FROM audit") == 0 ]]
+}
