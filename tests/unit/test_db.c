@@ -3,6 +3,7 @@
  * runs deletes as the engine does, and asks for the verdict before any commit. The tests of
  * databases on disk (opens, the busy probe) work in a fresh directory under $TMPDIR
  * (agc_test.h). */
+#include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -475,6 +476,62 @@ static void test_db_open_peek(void **state)
 	free(uri);
 }
 
+/* agc_db_open_snapshot: a store whose pages are in its WAL is read from a private copy, so not
+ * a byte of it, its WAL or its -shm changes (a reader writes its marks into the -shm), and the
+ * copy is gone after agc_db_close_snapshot; without such a WAL it is read in place, as it is. */
+static void test_db_open_snapshot(void **state)
+{
+	sqlite3 *db = NULL, *w = NULL;
+	sqlite3_stmt *st = NULL;
+	char *before[3], *after;
+	size_t blen[3];
+	static const char *const f[] = {"s.db", "s.db-wal", "s.db-shm"};
+	const char *tmp = getenv("TMPDIR");
+	char pattern[4096];
+	size_t i;
+	DIR *d;
+	struct dirent *e;
+
+	(void)state;
+	make_db("s.db", true, "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT); INSERT INTO meta VALUES('0', 'v')");
+	assert_int_equal(sqlite3_open(t_path("s.db"), &w), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(w, "PRAGMA wal_autocheckpoint=0; UPDATE meta SET value = 'in the wal'", NULL, NULL, NULL),
+			 SQLITE_OK);
+	for (i = 0; i < 3; i++) {
+		before[i] = t_read(f[i], &blen[i]);
+		assert_non_null(before[i]);
+	}
+	assert_int_equal(agc_db_open_snapshot(t_path("s.db"), &db), 0);
+	assert_int_equal(sqlite3_prepare_v2(db, "SELECT value FROM meta", -1, &st, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	assert_string_equal((const char *)sqlite3_column_text(st, 0), "in the wal");
+	sqlite3_finalize(st);
+	agc_db_close_snapshot(db);
+	for (i = 0; i < 3; i++) {
+		size_t n = 0;
+
+		after = t_read(f[i], &n);
+		assert_non_null(after);
+		assert_int_equal(n, blen[i]);
+		assert_true(memcmp(before[i], after, n) == 0);
+		free(after);
+		free(before[i]);
+	}
+	sqlite3_close(w);
+	/* no copy is left behind */
+	snprintf(pattern, sizeof(pattern), "%s", tmp);
+	assert_non_null(d = opendir(pattern));
+	while ((e = readdir(d)))
+		assert_null(strstr(e->d_name, "agentgc-snapshot-"));
+	closedir(d);
+	/* without a WAL, in place: no copy, nothing made beside it */
+	assert_false(t_exists("s.db-wal"));
+	assert_int_equal(agc_db_open_snapshot(t_path("s.db"), &db), 0);
+	agc_db_close_snapshot(db);
+	assert_false(t_exists("s.db-wal"));
+	assert_false(t_exists("s.db-shm"));
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 #define TD(f) cmocka_unit_test_setup_teardown(f, setup_dir, teardown_dir)
 
@@ -494,6 +551,7 @@ int main(void)
 		T(test_db_row_size_sql),
 		TD(test_db_open_not_sqlite),
 		TD(test_db_open_peek),
+		TD(test_db_open_snapshot),
 		TD(test_db_write_busy_wal),
 		TD(test_db_write_busy_rollback),
 		cmocka_unit_test(test_db_purge_needs_out),
