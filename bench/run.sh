@@ -60,16 +60,17 @@ export TMPDIR=$run/tmp
 quick=${BENCH_QUICK:-}
 if [[ -n $self_test ]]; then
 	runs=${BENCH_RUNS:-1} ls_n=50 series=(50) claude_n=50 procs=${BENCH_PROCS:-20}
-	oc_n=50 oc_parts=100 purge_main=10 purge_series=(5 10) xargs_n=5
+	oc_n=50 oc_parts=100 purge_main=10 purge_series=(5 10) xargs_n=5 prune_series=(20) compact_n=50
 	report=${report:-$base/REPORT.md}
 	oc_peer=none
 elif [[ -n $quick ]]; then
 	runs=${BENCH_RUNS:-3} ls_n=10000 series=(1000 10000) claude_n=1000 procs=${BENCH_PROCS:-1000}
-	oc_n=2000 oc_parts=1000 purge_main=100 purge_series=(10 100) xargs_n=10
+	oc_n=2000 oc_parts=1000 purge_main=100 purge_series=(10 100) xargs_n=10 prune_series=(1000) compact_n=2000
 	oc_peer=${BENCH_OPENCODE:-}
 else
 	runs=${BENCH_RUNS:-5} ls_n=100000 series=(1000 10000 100000) claude_n=10000 procs=${BENCH_PROCS:-1000}
 	oc_n=20000 oc_parts=10000 purge_main=1000 purge_series=(100 1000 10000) xargs_n=100
+	prune_series=(1000 10000) compact_n=20000
 	oc_peer=${BENCH_OPENCODE:-}
 fi
 report=${report:-$here/REPORT.md}
@@ -420,6 +421,80 @@ if [[ $(tree "$w") == "$(tree "$d")" ]]; then restore_ok="the copy was checked e
 	say "$restore_ok"
 fi
 rm -rf "$w" "$run/oc"
+
+# ---- 6: prune of every adapter's sessions --------------------------------------------------
+# A home of K root sessions of one agent (nothing else in it), copied; prune --older-than 0s
+# --settle 0s --yes of that agent timed once a round, the copy restored between (untimed).
+declare -A pr_note pr_runs pr_left
+prune_agents=(claude opencode codex cursor)
+for a in "${prune_agents[@]}"; do
+	per=
+	for k in "${prune_series[@]}"; do
+		case $a in
+		claude) home "pr-$a-$k" --seed 61 --claude "$k" --projects 50 ;;
+		opencode) home "pr-$a-$k" --seed 62 --claude 0 --opencode "$k" ;;
+		codex) home "pr-$a-$k" --seed 63 --claude 0 --codex "$k" --codex-small ;;
+		cursor) home "pr-$a-$k" --seed 64 --claude 0 --cursor "$k" ;;
+		esac
+		if [[ -n $per ]]; then
+			est=$(awk -v s="$per" -v k="$k" 'BEGIN { printf "%d", s * k }')
+			if ((est > budget)); then
+				pr_note[$a$k]="not measured: about $est s for one run at the rate of the smaller size (BENCH_PURGE_BUDGET=$budget)"
+				say "prune $a $k: skipped, estimated $est s"
+				continue
+			fi
+		fi
+		d=${dir[pr-$a-$k]}
+		w=$run/prune
+		rm -rf "$w"
+		cp -a "$d" "$w"
+		cat >"$run/prune-restore" <<-EOF
+			#!/bin/sh
+			set -e
+			rm -rf '$w'
+			cp -a '$d' '$w'
+		EOF
+		chmod +x "$run/prune-restore"
+		use_home "$w"
+		n=$runs
+		((k < 10000)) || n=1
+		CMD=() PREP=()
+		CMD[prune]=$(q "$agc" -q prune --agent "$a" --older-than 0s --settle 0s --yes)
+		PREP[prune]=$(q "$run/prune-restore")
+		say "prune $a: $k sessions, $n rounds"
+		rounds "pr$a$k" "$n" 0 prune
+		pr_runs[$a$k]=$n
+		# what is left after a run: nothing of the agent's (checked once, on the last round's copy)
+		pr_left[$a$k]=$("$agc" ls --agent "$a" --ids 2>/dev/null | wc -l)
+		per=$(awk -v m="$(first "$(med "pr$a$k" prune)")" -v k="$k" 'BEGIN { print m / 1000 / k }')
+		say "prune $a $k: $(t3 "$(med "pr$a$k" prune)")"
+		rm -rf "$w"
+	done
+done
+
+# ---- 7: compact of an OpenCode database half pruned ----------------------------------------
+home "cp$compact_n" --seed 71 --claude 0 --opencode "$compact_n"
+d=${dir[cp$compact_n]}
+w=$run/compact
+rm -rf "$w"
+cp -a "$d" "$w"
+use_home "$w"
+db=$w/home/.local/share/opencode/opencode.db
+# keep every other root session: the rest go
+jq -r 'select(.agent == "opencode" and .parent == null) | .id' "$d/manifest.jsonl" | awk 'NR % 2' >"$run/keep"
+say "compact: pruning half of $compact_n OpenCode sessions (not timed)"
+"$agc" -q prune --agent opencode --keep "$run/keep" --settle 0s --yes >/dev/null 2>&1 || true
+cp_kept=$("$agc" ls --agent opencode --ids 2>/dev/null | wc -l)
+cp_before=$(stat -c %s "$db")
+cp_free=$(sqlite3 "$db" 'PRAGMA freelist_count')
+cp_page=$(sqlite3 "$db" 'PRAGMA page_size')
+s=$(date +%s%N)
+"$agc" --json compact --agent opencode >"$run/compact.json" 2>&1 || true
+cp_ms=$((($(date +%s%N) - s) / 1000000))
+cp_after=$(stat -c %s "$db")
+cp_status=$(jq -r '.status' "$run/compact.json" 2>/dev/null | head -n 1)
+cp_check=$(sqlite3 "$db" 'PRAGMA integrity_check' 2>&1 | head -n 1)
+rm -rf "$w"
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 
 # ---- the report ----------------------------------------------------------------------------
@@ -554,6 +629,37 @@ nice_n() { sed ':a; s/\B[0-9]\{3\}\>/,&/; ta' <<<"$1"; }
 		a=$(first "$(med xargs xargs)")
 		echo "| $xargs_n, xargs -n1 | $xn | $(t3 "$(med xargs xargs)") | $(rate "$a" "$xargs_n") | $(awk -v m="$a" -v k="$xargs_n" 'BEGIN { printf "%.1f ms", m / k }') | $(failed xargs xargs) |"
 	fi
+	echo
+	echo "## 6. prune of every adapter's sessions"
+	echo
+	echo "\`agentgc -q prune --agent A --older-than 0s --settle 0s --yes\` on a copy of a home of K root"
+	echo "sessions of that agent alone (restored between rounds, not timed); one process scan and"
+	echo "one listing per run, every session discovered, gated and purged under purge's rules."
+	echo
+	echo "| agent | sessions | rounds | time | sessions/s | target | | left after |"
+	echo "|---|---|---|---|---|---|---|---|"
+	for a in "${prune_agents[@]}"; do
+		for k in "${prune_series[@]}"; do
+			if [[ -n ${pr_note[$a$k]:-} ]]; then
+				echo "| $a | $(nice_n "$k") | 0 | ${pr_note[$a$k]} | | | | |"
+				continue
+			fi
+			m=$(first "$(med "pr$a$k" prune)")
+			echo "| $a | $(nice_n "$k") | ${pr_runs[$a$k]} | $(t3 "$(med "pr$a$k" prune)") | $(rate "$m" "$k") | >= 5,000/s | $(at_least "$(rate "$m" "$k")" 5000) | ${pr_left[$a$k]} |"
+		done
+	done
+	echo
+	echo "## 7. compact of an OpenCode database of $(nice_n "$compact_n") sessions, half of them pruned"
+	echo
+	echo "Home: \`agentgc-fixture --opencode $compact_n\`; every other root session kept (\`prune --keep\`),"
+	echo "$cp_kept left; then \`agentgc compact --agent opencode\`, timed once."
+	echo
+	echo "| measure | value |"
+	echo "|---|---|"
+	echo "| opencode.db before | $(nice_n "$cp_before") bytes ($(nice_n "$cp_free") free pages of $cp_page bytes) |"
+	echo "| opencode.db after | $(nice_n "$cp_after") bytes ($(awk -v a="$cp_after" -v b="$cp_before" 'BEGIN { if (b > 0) printf "%.1f%%", 100 * a / b; else print "-" }') of before) |"
+	echo "| compact time | $(ms "$cp_ms") |"
+	echo "| status, integrity_check | $cp_status, $cp_check |"
 	# what was written by hand before this run (what the profiles show is left, the notes of
 	# earlier measurements) is kept: everything from the first of those headings on
 	if [[ -z $self_test && -f $report ]] && grep -qE '^## (What is left|Earlier figures)' "$report"; then

@@ -10,7 +10,7 @@
 
 # The commands that work today (the planned ones are not offered).
 _agentgc_commands() {
-	printf '%s\n' roots ls show in-use purge help
+	printf '%s\n' roots ls show in-use purge prune compact help
 }
 
 # The agents an AGENT argument or --agent names.
@@ -28,6 +28,11 @@ _agentgc_options() {
 			--grep= --children --sort= --limit= --wide --ids
 		;;
 	purge) printf '%s\n' --dry-run --scrub --with-forks ;;
+	prune)
+		printf '%s\n' --agent= --older-than= --keep= --project= --project-gone --settle= \
+			--budget= --scrub --dry-run --yes
+		;;
+	compact) printf '%s\n' --agent= --dry-run ;;
 	esac
 }
 
@@ -130,6 +135,10 @@ _agentgc() {
 		--home | --project)
 			compopt -o filenames 2>/dev/null
 			COMPREPLY=($(compgen -d -- "$cur"))
+			;;
+		--keep)
+			compopt -o filenames 2>/dev/null
+			COMPREPLY=($(compgen -f -- "$cur"))
 			;;
 		--color) COMPREPLY=($(compgen -W $'auto\nalways\nnever' -- "$cur")) ;;
 		--sort) COMPREPLY=($(compgen -W $'updated\ncreated\nsize' -- "$cur")) ;;

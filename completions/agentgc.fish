@@ -49,6 +49,10 @@ function __agentgc_value_options
     switch "$argv[1]"
         case ls
             printf '%s\n' --agent --project --older-than --newer-than --grep --sort --limit
+        case prune
+            printf '%s\n' --agent --older-than --keep --project --settle --budget
+        case compact
+            printf '%s\n' --agent
     end
 end
 
@@ -122,8 +126,10 @@ complete -c agentgc -n __agentgc_needs_command -a ls -d 'list sessions, newest f
 complete -c agentgc -n __agentgc_needs_command -a show -d "a session's metadata, every artifact with its size, children, holders"
 complete -c agentgc -n __agentgc_needs_command -a in-use -d 'whether a session is live (exit 0 free, 4 in use, 5 not found)'
 complete -c agentgc -n __agentgc_needs_command -a purge -d 'remove sessions completely, or say what was left and why'
+complete -c agentgc -n __agentgc_needs_command -a prune -d 'purge the sessions an age, a keep list or a project selects'
+complete -c agentgc -n __agentgc_needs_command -a compact -d "rebuild the agents' shared databases: no deleted row left in them"
 complete -c agentgc -n __agentgc_needs_command -a help -d 'this list, or the help of one command'
-complete -c agentgc -n '__agentgc_at 0 help' -a 'roots ls show in-use purge help' -d command
+complete -c agentgc -n '__agentgc_at 0 help' -a 'roots ls show in-use purge prune compact help' -d command
 
 # global options, before or after the command
 complete -c agentgc -l home -x -a '(__fish_complete_directories)' -d 'look in DIR instead of $HOME'
@@ -153,4 +159,20 @@ complete -c agentgc -n '__agentgc_at 0 show in-use purge' -a auto -d 'the agent 
 complete -c agentgc -n __agentgc_wants_id -a '(__agentgc_ids)' -d 'session id'
 complete -c agentgc -n '__agentgc_using purge' -l dry-run -d 'change nothing: list what would go, and exit as the purge would'
 complete -c agentgc -n '__agentgc_using purge' -l scrub -d 'then rebuild (VACUUM) every database rows were deleted from'
-complete -c agentgc -n '__agentgc_using purge' -l with-forks -d 'not supported yet: no agent with forks is supported'
+complete -c agentgc -n '__agentgc_using purge' -l with-forks -d "also purge the forks that read the session's history"
+
+# prune
+complete -c agentgc -n '__agentgc_using prune' -l agent -x -a 'claude codex opencode cursor' -d "only this agent's sessions (repeatable)"
+complete -c agentgc -n '__agentgc_using prune' -l older-than -x -d 'sessions whose last activity is older than DUR (90s, 15m, 24h, 30d)'
+complete -c agentgc -n '__agentgc_using prune' -l keep -x -a '(__fish_complete_path)' -d "sessions whose id is not in FILE ('-': standard input)"
+complete -c agentgc -n '__agentgc_using prune' -l project -x -a '(__fish_complete_directories)' -d 'sessions whose project is DIR or below it'
+complete -c agentgc -n '__agentgc_using prune' -l project-gone -d 'sessions whose project directory no longer exists'
+complete -c agentgc -n '__agentgc_using prune' -l settle -x -d 'never touch a session active within DUR (default 24h)'
+complete -c agentgc -n '__agentgc_using prune' -l budget -x -d 'stop after DUR (exit 75); the next run goes on'
+complete -c agentgc -n '__agentgc_using prune' -l scrub -d 'then rebuild each database rows went from, once, at the end'
+complete -c agentgc -n '__agentgc_using prune' -l dry-run -d 'change nothing: list what would go'
+complete -c agentgc -n '__agentgc_using prune' -l yes -d 'do it without asking (needed off a terminal)'
+
+# compact
+complete -c agentgc -n '__agentgc_using compact' -l agent -x -a 'claude codex opencode cursor' -d "only this agent's databases (repeatable)"
+complete -c agentgc -n '__agentgc_using compact' -l dry-run -d 'change nothing: say what would be done'

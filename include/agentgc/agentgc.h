@@ -239,9 +239,12 @@ typedef enum agc_status {
 	AGC_ST_DRY_RUN,     /* nothing changed; removed lists what would go */
 	AGC_ST_FOUND,       /* show / in-use: found */
 	AGC_ST_ERROR,       /* could not even look; see the report's error */
+	AGC_ST_SKIPPED,     /* prune: left alone on purpose (agc_report_skip says why); nothing
+			       changed */
 } agc_status;
 
-/* "purged", "partial", "in-use", "not-found", "refused", "dry-run", "found", "error" */
+/* "purged", "partial", "in-use", "not-found", "refused", "dry-run", "found", "error",
+ * "skipped" */
 AGC_API const char *agc_status_name(agc_status st);
 
 typedef struct agc_item {
@@ -294,6 +297,117 @@ AGC_API int agc_purge(agc_ctx *ctx, const char *agent, const char *id, unsigned 
 AGC_API int agc_purge_many(agc_ctx *ctx, const char *agent, const char *const *ids, size_t n,
 			   unsigned flags, agc_report **out);
 
+/* ---- compact --------------------------------------------------------------------------- */
+
+#define AGC_COMPACT_OPTS_VERSION 1
+#define AGC_COMPACT_OPTS_INIT AGC_OPTS_INIT_(AGC_COMPACT_OPTS_VERSION)
+
+typedef struct agc_compact_opts {
+	unsigned int version; /* AGC_COMPACT_OPTS_VERSION: set by AGC_COMPACT_OPTS_INIT */
+	unsigned agents;      /* AGC_AGENT_* bits; 0 = every agent */
+	unsigned flags;       /* AGC_PURGE_DRY_RUN: change nothing, say what would be done */
+} agc_compact_opts;
+
+/* One database (strings valid during the call). */
+typedef struct agc_compact_info {
+	const char *agent;
+	const char *path;
+	const char *status;     /* "compacted"; "partial" (rebuilt, but its -wal could not be
+				   emptied: reason "busy"); "dry-run"; "skipped" (reason);
+				   "error" (reason: the message) */
+	const char *reason;     /* skipped: "in-use" (holders), "busy" (a reader mid-transaction),
+				   "free-space" (need, avail), "symlink", "not a regular file";
+				   dry-run: "free-space" when it would be skipped for it; else NULL */
+	uint64_t bytes_before;  /* the database and its -wal */
+	uint64_t bytes_after;   /* compacted: the same after */
+	uint64_t wal_bytes;     /* its -wal before */
+	uint64_t free_bytes;    /* its free pages (freelist_count x page_size), after the checkpoint */
+	uint64_t need, avail;   /* what a rebuild needs on its file system, and what is free */
+	size_t n_holders;       /* in-use: who holds it */
+	const agc_holder_info *holders;
+} agc_compact_info;
+
+/* Compact every database the agents' sessions share (OpenCode's opencode*.db, Codex's *.sqlite,
+ * Cursor's ai-code-tracking.db; a Cursor chat's own store goes whole with it): when no other
+ * process holds it, its -wal or -shm, wal_checkpoint(TRUNCATE) without waiting, then VACUUM when
+ * its file system has room for a copy. cb gets each database (nonzero stops). Returns 0, or -1
+ * (error set) for options that are wrong. */
+AGC_API int agc_compact(agc_ctx *ctx, const agc_compact_opts *o,
+			int (*cb)(const agc_compact_info *ci, void *ud), void *ud);
+
+/* ---- prune ----------------------------------------------------------------------------- */
+
+#define AGC_PRUNE_OPTS_VERSION 1
+#define AGC_PRUNE_SETTLE_DEFAULT_MS ((int64_t)24 * 3600 * 1000)
+#ifdef __cplusplus
+#define AGC_PRUNE_OPTS_INIT {AGC_PRUNE_OPTS_VERSION}
+#else
+#define AGC_PRUNE_OPTS_INIT \
+	{.version = AGC_PRUNE_OPTS_VERSION, .settle_ms = AGC_PRUNE_SETTLE_DEFAULT_MS, .budget_ms = -1}
+#endif
+
+/* A run of agc_prune so far, or at its end. */
+typedef struct agc_prune_summary {
+	size_t scanned;            /* sessions the listings gave */
+	size_t candidates;         /* of them, selected and not kept */
+	size_t purged, partial, refused, not_found, errors;
+	size_t skipped_live, skipped_unsettled, skipped_kept;
+	size_t remaining;          /* candidates the run did not reach (its budget ran out) */
+	uint64_t bytes;            /* freed (a dry run: would be freed): the removed items' bytes */
+	int budget_out;            /* the run stopped at its budget with candidates left */
+	const char *next_agent;    /* budget_out: the agent the next run begins with */
+	size_t scrubbed;           /* AGC_PURGE_SCRUB: databases rebuilt (a dry run: that would be) */
+	size_t scrub_left;         /* ... and those left (held, busy, no room, an error) */
+	int64_t elapsed_ms;
+} agc_prune_summary;
+
+typedef struct agc_prune_opts {
+	unsigned int version;      /* AGC_PRUNE_OPTS_VERSION: set by AGC_PRUNE_OPTS_INIT */
+	unsigned agents;           /* AGC_AGENT_* bits; 0 = every agent */
+	/* Selectors (at least one; all that are given must hold): */
+	int64_t older_than_ms;     /* > 0: last activity before now - this */
+	int keep_given;            /* a keep list was given (an empty one keeps nothing) */
+	const char *const *keep;   /* ids of any agent; those of no agent's grammar are skipped. A
+				      session goes only when neither it nor a session that would go
+				      with it (a Codex sub-agent, an OpenCode child) is one of these
+				      or reached from one (agc_keep_closure) */
+	size_t n_keep;
+	const char *project;       /* as agc_ls_opts.project */
+	int project_gone;          /* as agc_ls_opts.project_gone */
+	/* Nothing whose last activity (the newest mtime anywhere in its artifacts, lstat, links
+	 * not followed; what cannot be looked at counts as now) is later than now - settle_ms
+	 * goes; 0: no floor. AGC_PRUNE_OPTS_INIT: 24h. */
+	int64_t settle_ms;
+	/* >= 0: the run stops once this much time has passed since it began (checked before each
+	 * agent but the run's first and after each removal; an agent that began removes at least
+	 * one session first), and the next run begins with the agent after the one it stopped in
+	 * (state_dir); 0 removes nothing. < 0: no budget (AGC_PRUNE_OPTS_INIT). */
+	int64_t budget_ms;
+	unsigned flags;            /* AGC_PURGE_DRY_RUN; AGC_PURGE_SCRUB: then rebuild each database
+				      rows went from once, at the end (as agc_compact), each told to
+				      scrubbed; AGC_PURGE_WITH_FORKS is refused */
+	/* where the budget's rotation is kept: NULL for agentgc's state dir
+	 * ($XDG_STATE_HOME/agentgc, else ~/.local/state/agentgc) */
+	const char *state_dir;
+	void (*progress)(const agc_prune_summary *sofar, void *ud); /* after each session */
+	void (*warn)(const char *msg, void *ud);                     /* what was not read */
+	void (*discovered)(void *ud); /* a test hook: after a batch's discovery, before its gate */
+	void (*scrubbed)(const agc_compact_info *ci, void *ud); /* AGC_PURGE_SCRUB */
+	void *ud;
+} agc_prune_opts;
+
+/* Select sessions (root sessions: a purge takes the children with them) and purge each
+ * under the purge's own rules: one listing per agent, then the agent's candidates purged in
+ * batches (agc_purge_many: one process-table scan, each re-checked just before it goes). A
+ * live session is skipped (status AGC_ST_SKIPPED, agc_report_skip "live", its holders in the
+ * report), and so is an unsettled or kept one. cb gets each report (borrowed; nonzero stops
+ * the run before its next batch: every session already touched is still told), sum the
+ * totals (may be NULL). Returns 0, or -1 (error set) for options
+ * that are wrong (no selector, unknown flags) or memory that ran out; what could not be read
+ * is counted in sum->errors and said through opts->warn. */
+AGC_API int agc_prune(agc_ctx *ctx, const agc_prune_opts *opts, int (*cb)(const agc_report *r, void *ud),
+		      void *ud, agc_prune_summary *sum);
+
 /* Describe one session: metadata, every artifact with its size, children, holders. Status is
  * AGC_ST_FOUND or AGC_ST_NOT_FOUND. out must not be NULL (-1 then, as agc_purge). */
 AGC_API int agc_show(agc_ctx *ctx, const char *agent, const char *id, agc_report **out);
@@ -308,6 +422,10 @@ AGC_API const char *agc_report_id(const agc_report *r);
 AGC_API agc_status agc_report_status(const agc_report *r);
 /* Exit code per SPEC: 0 done, 1 error, 3 left behind, 4 refused/in use, 5 not found. */
 AGC_API int agc_report_exit(const agc_report *r);
+/* Why a prune left the session alone (AGC_ST_SKIPPED): "live" (the in-use gate: the holders
+ * are in the report), "unsettled" (its last activity is within the settle time, or cannot be
+ * told), "kept" (a session that would go with it is on the keep list); else NULL. */
+AGC_API const char *agc_report_skip(const agc_report *r);
 /* The error message for AGC_ST_ERROR, or NULL. */
 AGC_API const char *agc_report_error(const agc_report *r);
 /* Metadata of the session (show, purge); NULL when unknown. */

@@ -144,6 +144,24 @@ int cli_check_agent(const char *cmd, const char *agent, bool allow_auto);
 /* Parse an agent list option value into a bit mask; returns 0 or EXIT_USAGE. */
 int cli_agent_bit(const char *cmd, const char *name, unsigned *mask);
 
+/* Ids read from a list, one a line ('#' comments and blank lines skipped, each trimmed); line[i]
+ * is the line ids v[i] came from. */
+typedef struct cli_ids {
+	char **v;
+	size_t *line;
+	size_t n, cap;
+} cli_ids;
+/* Read every id of f before anything is done (what names it in messages: "standard input",
+ * "'keep.txt'"). A line longer than 1024 bytes or holding a NUL is said, skipped, and makes
+ * *worst EXIT_ERR. Returns 0, or EXIT_ERR when nothing may be done (a read error, more than
+ * 2^20 ids, no memory). */
+int cli_ids_read(FILE *f, const char *what, cli_ids *l, int *worst);
+void cli_ids_release(cli_ids *l);
+
+/* Print the report of a purge (prune: of each session it touched) as purge does, and return
+ * its exit code; r stays the caller's. */
+int cli_purge_print(cli *c, const agc_report *r, unsigned flags);
+
 /* JSON output of a report (purge, show, in-use). */
 void cli_report_json(const cli *c, const agc_report *r, const char *what);
 void cli_iso(int64_t ms, char *out, size_t n);
@@ -155,6 +173,9 @@ json_t *cli_json_str(const char *s);
 /* Set key in o to cli_json_str(s), and when s is not valid UTF-8 also <key>_bytes to its exact
  * bytes in base64 (SPEC "Output": no key is ever dropped). Returns 0 or -1. */
 int cli_json_set_str(json_t *o, const char *key, const char *s);
+/* The JSON object of one database compact (or prune --scrub) went through. */
+json_t *cli_compact_json(const agc_compact_info *ci);
+
 json_t *cli_session_json(const agc_session_info *s);
 /* Print one JSON line and release o. */
 void cli_json_print(json_t *o);

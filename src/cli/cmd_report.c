@@ -211,27 +211,22 @@ static uint64_t total_bytes(const agc_report *r)
 	return b;
 }
 
-/* Print the report of one id and return its exit code. given: the report of a purge of many
- * (agc_purge_many), taken over; NULL: made here. */
-static int one(cli *c, const char *what, const char *agent, const char *id, unsigned flags,
-	       agc_report *given)
+/* Why a prune left a session alone, for people. */
+static const char *skip_text(const char *why)
 {
-	agc_report *r = given;
-	int rc = 0, code;
+	if (why && strcmp(why, "live") == 0)
+		return "it is in use";
+	if (why && strcmp(why, "kept") == 0)
+		return "it, or a session that would go with it, is on the keep list";
+	return "its last activity is within the settle time (or cannot be told)";
+}
+
+/* Print the report r of one id (as typed: id) and return its exit code. */
+static int print_report(cli *c, const char *what, const char *id, unsigned flags, const agc_report *r)
+{
+	int code;
 	char size[32];
 
-	if (given)
-		rc = 0;
-	else if (strcmp(what, "show") == 0)
-		rc = agc_show(c->ctx, agent, id, &r);
-	else if (strcmp(what, "in-use") == 0)
-		rc = agc_in_use(c->ctx, agent, id, &r);
-	else
-		rc = agc_purge(c->ctx, agent, id, flags, &r);
-	if (rc < 0 || !r) {
-		cli_err("%s", agc_error_last());
-		return EXIT_ERR;
-	}
 	code = agc_report_exit(r);
 	if (strcmp(what, "in-use") == 0 && code == EXIT_OK && agc_report_status(r) != AGC_ST_FOUND)
 		code = EXIT_ERR;
@@ -253,6 +248,12 @@ static int one(cli *c, const char *what, const char *agent, const char *id, unsi
 				putchar(' ');
 				cli_text(stdout, id, CLI_TEXT_LINE);
 				printf(" (no artifact of that id)\n");
+			}
+		} else if (st == AGC_ST_SKIPPED) {
+			print_head(c, r, "skipped", "\033[33m");
+			if (!c->quiet) {
+				printf("  left alone: %s\n", skip_text(agc_report_skip(r)));
+				print_holders(c, r, stdout);
 			}
 		} else if (strcmp(what, "in-use") == 0) {
 			who(stdout, r);
@@ -352,8 +353,38 @@ static int one(cli *c, const char *what, const char *agent, const char *id, unsi
 	}
 	/* a purge's hints (what may still hold older copies, what it keeps) are said after it
 	 * went, and by a dry run of it */
-	if (code == EXIT_REFUSED || code == EXIT_LEFT || (strcmp(what, "purge") == 0 && code == EXIT_OK && !c->quiet))
+	if (code == EXIT_REFUSED || code == EXIT_LEFT ||
+	    (strcmp(what, "purge") == 0 && code == EXIT_OK && agc_report_status(r) != AGC_ST_SKIPPED && !c->quiet))
 		print_hints(r);
+	return code;
+}
+
+int cli_purge_print(cli *c, const agc_report *r, unsigned flags)
+{
+	return print_report(c, "purge", agc_report_id(r), flags, r);
+}
+
+/* Print the report of one id and return its exit code. given: the report of a purge of many
+ * (agc_purge_many), taken over; NULL: made here. */
+static int one(cli *c, const char *what, const char *agent, const char *id, unsigned flags,
+	       agc_report *given)
+{
+	agc_report *r = given;
+	int rc = 0, code;
+
+	if (given)
+		rc = 0;
+	else if (strcmp(what, "show") == 0)
+		rc = agc_show(c->ctx, agent, id, &r);
+	else if (strcmp(what, "in-use") == 0)
+		rc = agc_in_use(c->ctx, agent, id, &r);
+	else
+		rc = agc_purge(c->ctx, agent, id, flags, &r);
+	if (rc < 0 || !r) {
+		cli_err("%s", agc_error_last());
+		return EXIT_ERR;
+	}
+	code = print_report(c, what, id, flags, r);
 	tally_add(r);
 	agc_report_free(r);
 	return code;
@@ -641,107 +672,8 @@ int cmd_in_use(cli *c, int argc, char **argv)
 	return agent_id_cmd(c, argc, argv, "in-use");
 }
 
-/* Ids read with '-' (SPEC "Commands"): one a line, at most this long, at most this many. */
-#define STDIN_LINE_MAX 1024
-#define STDIN_IDS_MAX ((size_t)1 << 20)
 /* More ids than this show progress on a terminal. */
 #define PROGRESS_AFTER 3
-
-typedef struct id_list {
-	char **v;
-	size_t n, cap;
-} id_list;
-
-static void id_list_release(id_list *l)
-{
-	size_t i;
-
-	for (i = 0; i < l->n; i++)
-		free(l->v[i]);
-	free(l->v);
-	memset(l, 0, sizeof(*l));
-}
-
-/* One id (trimmed) of line lno; blank lines and '#' comments are none. 0, or EXIT_ERR. */
-static int add_line(id_list *l, char *line, size_t len, size_t lno, int *worst)
-{
-	char *s = line, *e = line + len;
-
-	if (memchr(line, '\0', len)) {
-		/* changes nothing for that line, and the exit code says so */
-		cli_err("standard input line %zu holds a NUL byte: skipped", lno);
-		*worst = cli_worse(*worst, EXIT_ERR);
-		return 0;
-	}
-	while (s < e && (*s == ' ' || *s == '\t' || *s == '\r'))
-		s++;
-	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
-		e--;
-	if (s == e || *s == '#')
-		return 0;
-	if (l->n == STDIN_IDS_MAX) {
-		cli_err("more than %zu ids on standard input: nothing purged", STDIN_IDS_MAX);
-		return EXIT_ERR;
-	}
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? 2 * l->cap : 64;
-		char **v = realloc(l->v, cap * sizeof(*v));
-
-		if (!v)
-			goto oom;
-		l->v = v;
-		l->cap = cap;
-	}
-	*e = '\0';
-	if (!(l->v[l->n] = strdup(s)))
-		goto oom;
-	l->n++;
-	return 0;
-oom:
-	cli_err("out of memory reading the ids");
-	return EXIT_ERR;
-}
-
-/* Read every id from standard input before the first purge (the progress counts them). A
- * line longer than STDIN_LINE_MAX is an error that names it (exit 1) and is skipped. Returns
- * 0, or EXIT_ERR when nothing may be purged (a read error, too many ids). */
-static int read_ids(id_list *l, int *worst)
-{
-	char line[STDIN_LINE_MAX + 1];
-	size_t len = 0, lno = 0;
-	bool toolong = false;
-	int ch, rc;
-
-	for (;;) {
-		ch = getchar();
-		if (ch == EOF || ch == '\n') {
-			if (ch == EOF && len == 0 && !toolong)
-				break;
-			lno++;
-			if (toolong) {
-				cli_err("standard input line %zu is longer than %d bytes: skipped", lno,
-					STDIN_LINE_MAX);
-				*worst = cli_worse(*worst, EXIT_ERR);
-			} else if ((rc = add_line(l, line, len, lno, worst))) {
-				return rc;
-			}
-			len = 0;
-			toolong = false;
-			if (ch == EOF)
-				break;
-			continue;
-		}
-		if (len < STDIN_LINE_MAX)
-			line[len++] = (char)ch;
-		else
-			toolong = true;
-	}
-	if (ferror(stdin)) {
-		cli_err("cannot read the ids from standard input");
-		return EXIT_ERR;
-	}
-	return 0;
-}
 
 /* "[12/1000] purged claude 0b8e5a4c", redrawn in place on stderr (a terminal). */
 static void progress(const purge_tally *t, size_t i, size_t n)
@@ -820,7 +752,7 @@ int cmd_purge(cli *c, int argc, char **argv)
 	agc_report *chunk[PURGE_CHUNK] = {0};
 	unsigned flags = 0;
 	cli_args pos;
-	id_list in = {0};
+	cli_ids in = {0};
 	purge_tally t;
 	const char *agent, **ids, **missed = NULL;
 	size_t i, n, nmissed = 0;
@@ -843,9 +775,9 @@ int cmd_purge(cli *c, int argc, char **argv)
 	if (rc == 0)
 		rc = cli_ctx(c);
 	if (rc == 0 && strcmp(pos.v[1], "-") == 0)
-		rc = read_ids(&in, &worst);
+		rc = cli_ids_read(stdin, "standard input", &in, &worst);
 	if (rc) {
-		id_list_release(&in);
+		cli_ids_release(&in);
 		cli_args_release(&pos);
 		return rc;
 	}
@@ -861,7 +793,7 @@ int cmd_purge(cli *c, int argc, char **argv)
 	}
 	missed = calloc(n ? n : 1, sizeof(*missed));
 	if (!missed) {
-		id_list_release(&in);
+		cli_ids_release(&in);
 		cli_args_release(&pos);
 		cli_err("out of memory");
 		return EXIT_ERR;
@@ -936,7 +868,7 @@ int cmd_purge(cli *c, int argc, char **argv)
 	if (tty && n > 1)
 		summary(&t);
 	free(missed);
-	id_list_release(&in);
+	cli_ids_release(&in);
 	cli_args_release(&pos);
 	return worst;
 }

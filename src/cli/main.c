@@ -13,9 +13,11 @@ int cmd_ls(cli *c, int argc, char **argv);
 int cmd_show(cli *c, int argc, char **argv);
 int cmd_in_use(cli *c, int argc, char **argv);
 int cmd_purge(cli *c, int argc, char **argv);
+int cmd_prune(cli *c, int argc, char **argv);
+int cmd_compact(cli *c, int argc, char **argv);
 static int cmd_help(cli *c, int argc, char **argv);
 
-extern const cli_opt cli_ls_opts[], cli_purge_opts[];
+extern const cli_opt cli_ls_opts[], cli_purge_opts[], cli_prune_opts[], cli_compact_opts[];
 
 const cli_cmd cli_cmds[] = {
 	{"roots", cmd_roots, "where each agent's history is looked for, and whether it exists", "",
@@ -65,6 +67,36 @@ const cli_cmd cli_cmds[] = {
 	 "  agentgc purge --dry-run claude 0b8e5a4c-1f2d-4c3b-9a8e-7d6c5b4a3f21\n"
 	 "  agentgc purge opencode ses_4f2a9c1e7b3d ses_4f2a9c1e7b3e\n"
 	 "  agentgc purge claude - <ids.txt\n"},
+	{"prune", cmd_prune, "purge the sessions an age, a keep list or a project selects",
+	 "SELECTOR... [OPTIONS]",
+	 "Select root sessions (their children go with them) and purge each under purge's\n"
+	 "rules: a live session is skipped and listed, and so is one active within the\n"
+	 "settle time (--settle, default 24h: the newest change anywhere in its files\n"
+	 "counts, and what cannot be looked at counts as now). Selectors combine (all\n"
+	 "must hold): --older-than, --keep (the orchestrator's sweep: every session not\n"
+	 "listed goes), --project, --project-gone. Without --yes it shows what would go\n"
+	 "and asks on a terminal, and refuses elsewhere (exit 2). Exit 0 when every\n"
+	 "selected session went or was skipped on purpose, 3 when something was left\n"
+	 "behind, 4 when a purge was refused (a busy database, a fork), 1 on an error,\n"
+	 "75 when --budget ran out first (run it again for the rest). --json prints one\n"
+	 "line per session touched or skipped (\"reason\": live, unsettled, kept), then\n"
+	 "{\"summary\":{...}}.",
+	 cli_prune_opts,
+	 "  agentgc prune --older-than 30d --dry-run\n"
+	 "  agentgc prune --agent claude --older-than 30d --yes --budget 2m --json\n"
+	 "  my-orchestrator list-chats | agentgc prune --keep - --yes\n"},
+	{"compact", cmd_compact, "rebuild the agents' shared databases: no deleted row left in them",
+	 "[OPTIONS]",
+	 "For each database the agents' sessions share (OpenCode's opencode.db, Codex's\n"
+	 "*.sqlite, Cursor's ai-code-tracking.db), when no other process holds it or its\n"
+	 "-wal or -shm: fold its WAL in and empty it (never waiting for a writer), then\n"
+	 "rebuild it (VACUUM) when its file system has room for a copy, so that what was\n"
+	 "deleted survives neither in its free pages nor in its WAL. A held database is\n"
+	 "skipped with its holders (exit 4), one without room with the figures (exit 3).\n"
+	 "--json prints one line per database.",
+	 cli_compact_opts,
+	 "  agentgc compact --dry-run\n"
+	 "  agentgc compact --agent opencode\n"},
 	{"help", cmd_help, "this list, or the help of one command", "[COMMAND]",
 	 "Print the list of commands, or what COMMAND does and all its options.", NULL,
 	 "  agentgc help purge\n"},
@@ -72,7 +104,7 @@ const cli_cmd cli_cmds[] = {
 };
 
 /* Commands SPEC describes that are not built yet: named as such, never "unknown". */
-static const char *const planned_cmds[] = {"du", "prune", "export", "compact", "ps", "stop",
+static const char *const planned_cmds[] = {"du", "export", "ps", "stop",
 					   "secrets", "mcp"};
 
 const cli_cmd *cli_cmd_find(const char *name)
@@ -105,7 +137,8 @@ void cli_main_help(FILE *f)
 		   "90s, 15m, 24h, 30d.\n\n");
 	cli_global_help(f);
 	fprintf(f, "\nexit codes: 0 done, 1 error, 2 usage, 3 something left behind, 4 refused\n"
-		   "(in use), 5 not found. 'agentgc help COMMAND' describes a command.\n");
+		   "(in use), 5 not found, 75 prune's budget ran out. 'agentgc help COMMAND'\n"
+		   "describes a command.\n");
 }
 
 /* An unknown command: the nearest one, or that it is planned. Returns EXIT_USAGE. */
@@ -133,7 +166,7 @@ static int cmd_help(cli *c, int argc, char **argv)
 	const cli_cmd *cmd;
 	int rc;
 
-	rc = cli_parse(c, &cli_cmds[5], argc, argv, NULL, NULL, &pos);
+	rc = cli_parse(c, cli_cmd_find("help"), argc, argv, NULL, NULL, &pos);
 	if (rc)
 		return rc == CLI_PARSED_EXIT ? 0 : rc;
 	if (pos.n == 0) {

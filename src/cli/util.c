@@ -895,6 +895,9 @@ void cli_report_json(const cli *c, const agc_report *r, const char *what)
 		cli_json_set_str(o, "parent", agc_report_session(r)->parent);
 	if (agc_report_error(r))
 		cli_json_set_str(o, "error", agc_report_error(r));
+	/* prune: why a session was left alone */
+	if (agc_report_skip(r))
+		cli_json_set_str(o, "reason", agc_report_skip(r));
 	json_object_set_new(o, "removed", items_json(r, false));
 	json_object_set_new(o, "residual", items_json(r, true));
 	json_object_set_new(o, "holders", holders_json(r));
@@ -905,4 +908,102 @@ void cli_report_json(const cli *c, const agc_report *r, const char *what)
 	if (agc_report_hint_count(r))
 		json_object_set_new(o, "hints", strs_json(agc_report_hint_count(r), agc_report_hint, r));
 	cli_json_print(o);
+}
+
+/* Ids read from a list (SPEC "Commands"): one a line, at most this long, at most this many. */
+#define IDS_LINE_MAX 1024
+#define IDS_MAX ((size_t)1 << 20)
+
+void cli_ids_release(cli_ids *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+	free(l->line);
+	memset(l, 0, sizeof(*l));
+}
+
+/* One id (trimmed) of line lno of what; blank lines and '#' comments are none. 0, or
+ * EXIT_ERR. */
+static int ids_add_line(cli_ids *l, const char *what, char *line, size_t len, size_t lno, int *worst)
+{
+	char *s = line, *e = line + len;
+
+	if (memchr(line, '\0', len)) {
+		/* changes nothing for that line, and the exit code says so */
+		cli_err("%s line %zu holds a NUL byte: skipped", what, lno);
+		*worst = cli_worse(*worst, EXIT_ERR);
+		return 0;
+	}
+	while (s < e && (*s == ' ' || *s == '\t' || *s == '\r'))
+		s++;
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
+		e--;
+	if (s == e || *s == '#')
+		return 0;
+	if (l->n == IDS_MAX) {
+		cli_err("more than %zu ids in %s: nothing done", IDS_MAX, what);
+		return EXIT_ERR;
+	}
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 64;
+		char **v = realloc(l->v, cap * sizeof(*v));
+		size_t *ln = realloc(l->line, cap * sizeof(*ln));
+
+		if (v)
+			l->v = v;
+		if (ln)
+			l->line = ln;
+		if (!v || !ln)
+			goto oom;
+		l->cap = cap;
+	}
+	*e = '\0';
+	if (!(l->v[l->n] = strdup(s)))
+		goto oom;
+	l->line[l->n] = lno;
+	l->n++;
+	return 0;
+oom:
+	cli_err("out of memory reading the ids");
+	return EXIT_ERR;
+}
+
+int cli_ids_read(FILE *f, const char *what, cli_ids *l, int *worst)
+{
+	char line[IDS_LINE_MAX + 1];
+	size_t len = 0, lno = 0;
+	bool toolong = false;
+	int ch, rc;
+
+	for (;;) {
+		ch = getc(f);
+		if (ch == EOF || ch == '\n') {
+			if (ch == EOF && len == 0 && !toolong)
+				break;
+			lno++;
+			if (toolong) {
+				cli_err("%s line %zu is longer than %d bytes: skipped", what, lno, IDS_LINE_MAX);
+				*worst = cli_worse(*worst, EXIT_ERR);
+			} else if ((rc = ids_add_line(l, what, line, len, lno, worst))) {
+				return rc;
+			}
+			len = 0;
+			toolong = false;
+			if (ch == EOF)
+				break;
+			continue;
+		}
+		if (len < IDS_LINE_MAX)
+			line[len++] = (char)ch;
+		else
+			toolong = true;
+	}
+	if (ferror(f)) {
+		cli_err("cannot read the ids from %s", what);
+		return EXIT_ERR;
+	}
+	return 0;
 }

@@ -74,7 +74,10 @@ typedef struct agc_artifact {
 	bool behind_link;   /* discovery looked through a symlinked dir to see it */
 	uint64_t bytes;     /* SPEC "Output", Sizes: agc_size_entry of it (not for the gate) */
 	uint64_t disk;
-	int64_t mtime_ms;
+	int64_t mtime_ms;   /* the newest mtime in it (lstat, links not followed) */
+	bool mtime_unsure;  /* something in it could not be looked at (a stat or a dir read that
+			       failed, a mount point, too many entries): its last activity cannot
+			       be told, and prune counts it as now */
 	dev_t dev;
 	ino_t ino;
 } agc_artifact;
@@ -376,6 +379,12 @@ typedef struct agc_adapter {
 	 * while the file or dir it came from is unchanged (agc_filekey). May be NULL. */
 	void *(*run_new)(void);
 	void (*run_free)(void *run);
+	/* The agent's databases that many sessions share (compact): cb(root, rel, ud) for each
+	 * that is there now, in a stable order; a store that is one session's own (a Cursor
+	 * chat's store.db) is not one of them. Returns 0, -1, or what cb returned when nonzero.
+	 * May be NULL (no database). */
+	int (*databases)(agc_ctx *ctx, const agc_rootset *rs,
+			 int (*cb)(size_t root, const char *rel, void *ud), void *ud);
 } agc_adapter;
 
 extern const agc_adapter *const agc_adapter_table[]; /* NULL-terminated */
@@ -396,6 +405,35 @@ char *agc_plan_abspath(const agc_rootset *rs, size_t root, const char *rel);
  * may be taken for not being kept. On 0, *out holds *n_out distinct canonical ids, sorted by
  * strcmp (agc_keep_closure_free). */
 int agc_keep_closure(agc_ctx *ctx, size_t agent, const char *const *ids, size_t n, char ***out, size_t *n_out);
+
+/* What a prune asks of a purge of many ids (agc_purge_guarded), checked on each id's own
+ * discovery, in the run, before its gate: */
+typedef struct agc_guard {
+	/* sorted (strcmp) canonical ids: a session any of whose ids (itself or one that goes with
+	 * it) is one of them is skipped, "kept" */
+	char *const *keep;
+	size_t n_keep;
+	/* > 0: a session whose last activity (the newest mtime of its artifacts, its record's
+	 * time) is later than now - settle_ms, or cannot be told, is skipped, "unsettled" */
+	int64_t settle_ms;
+	/* asked before each id once one of the run was removed: true leaves that id and the rest
+	 * untouched, their reports NULL (out_done says how many were made) */
+	bool (*stop)(void *ud);
+	/* called once when every id was discovered, before the first gate (a test hook) */
+	void (*discovered)(void *ud);
+	void *ud;
+} agc_guard;
+
+/* agc_compact of only the databases whose absolute paths (as agc_plan_abspath gives them) are
+ * among paths (sorted here): prune --scrub's rebuild, once per database at the end of the run.
+ * flags: AGC_PURGE_DRY_RUN or 0. Returns 0 or -1. */
+int agc_compact_paths(agc_ctx *ctx, unsigned flags, char **paths, size_t n,
+		      int (*cb)(const agc_compact_info *ci, void *ud), void *ud);
+
+/* agc_purge_many under a guard (NULL: none); *out_done (may be NULL) the number of ids, from
+ * the first, whose reports were made. A session the gate finds in use is skipped, "live". */
+int agc_purge_guarded(agc_ctx *ctx, const char *agent, const char *const *ids, size_t n, unsigned flags,
+		      const agc_guard *g, agc_report **out, size_t *out_done);
 void agc_keep_closure_free(char **v, size_t n);
 
 #endif

@@ -8,7 +8,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "buf.h"
@@ -1088,4 +1090,62 @@ int agc_db_table_virtual(sqlite3 *db, const char *table)
 	if (rc == SQLITE_ROW)
 		return 1;
 	return rc == SQLITE_DONE ? 0 : agc_db_fail(db, rc, table);
+}
+
+#define CKPT_TRIES 10
+#define CKPT_WAIT_MS 50
+
+int agc_db_checkpoint(sqlite3 *db)
+{
+	int log = 0, done = 0, rc = SQLITE_OK, tries;
+
+	sqlite3_busy_timeout(db, 0);
+	for (tries = 0; tries < CKPT_TRIES; tries++) {
+		rc = sqlite3_wal_checkpoint_v2(db, NULL, SQLITE_CHECKPOINT_TRUNCATE, &log, &done);
+		if (rc != SQLITE_BUSY && rc != SQLITE_LOCKED)
+			break;
+		if (tries + 1 < CKPT_TRIES) {
+			struct timespec ts = {0, CKPT_WAIT_MS * 1000000L};
+
+			nanosleep(&ts, NULL);
+		}
+	}
+	sqlite3_busy_timeout(db, AGC_DB_BUSY_MS);
+	return rc;
+}
+
+int agc_db_room(const char *path, uint64_t *need, uint64_t *avail)
+{
+	char *wal = agc_strfmt("%s-wal", path), *dir = agc_strdup(path), *slash;
+	struct stat st, wst;
+	struct statvfs vfs;
+	uint64_t n, a;
+	int rc = -1;
+
+	if (!wal || !dir) {
+		agc_error_oom();
+		goto out;
+	}
+	if (stat(path, &st) < 0) {
+		agc_error_errno(-1, errno, "cannot measure '%s'", path);
+		goto out;
+	}
+	n = 2 * ((uint64_t)st.st_size + (stat(wal, &wst) == 0 ? (uint64_t)wst.st_size : 0));
+	slash = strrchr(dir, '/');
+	if (slash)
+		slash[slash == dir ? 1 : 0] = '\0';
+	if (statvfs(dir, &vfs) < 0) {
+		agc_error_errno(-1, errno, "cannot tell the free space of '%s'", dir);
+		goto out;
+	}
+	a = (uint64_t)vfs.f_bavail * vfs.f_frsize;
+	if (need)
+		*need = n;
+	if (avail)
+		*avail = a;
+	rc = a >= n;
+out:
+	free(wal);
+	free(dir);
+	return rc;
 }

@@ -79,6 +79,16 @@ char *agc_db_ident(const char *name);
 /* Run sql (no result rows); AGC_EINUSE on SQLITE_BUSY/LOCKED, -1 on other errors. */
 int agc_db_exec(sqlite3 *db, const char *sql);
 
+/* wal_checkpoint(TRUNCATE) without waiting for writers: a reader mid-transaction makes it
+ * busy, so a few short tries (about half a second in all). Returns a SQLite result code
+ * (SQLITE_OK; a database not in WAL mode is SQLITE_OK too). */
+int agc_db_checkpoint(sqlite3 *db);
+
+/* Whether the file system of database path has room for a rebuild (VACUUM writes a copy of
+ * the pages beside it: twice the database and its -wal, to be safe). *need and *avail (may be
+ * NULL) get the figures. 1 room, 0 none, -1 error set. */
+int agc_db_room(const char *path, uint64_t *need, uint64_t *avail);
+
 /* Map a SQLite result code to AGC_EINUSE (busy, locked) or -1 with the message set. */
 int agc_db_fail(sqlite3 *db, int rc, const char *what);
 

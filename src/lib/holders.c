@@ -11,8 +11,10 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "error.h"
 #include "holders.h"
 
@@ -1209,4 +1211,32 @@ bool agc_snap_agent_cwd(const agc_snap *s, dev_t dev, ino_t ino)
 		if (!(s->accounted && s->accounted(s->agents.v[i].pid, s->accounted_ud)))
 			return true;
 	return false;
+}
+
+int agc_db_holders(const char *procroot, const char *path, agc_holders *out)
+{
+	static const char *const sfx[] = {"", "-wal", "-shm"};
+	agc_gate_file files[3];
+	agc_gate_query q;
+	size_t n = 0, i;
+
+	memset(files, 0, sizeof(files));
+	for (i = 0; i < 3; i++) {
+		char *f = agc_strfmt("%s%s", path, sfx[i]);
+		struct stat st;
+
+		if (f && lstat(f, &st) == 0) {
+			files[n].id.dev = st.st_dev;
+			files[n].id.ino = st.st_ino;
+			files[n].label = sfx[i][0] ? sfx[i] + 1 : "db";
+			n++;
+		}
+		free(f);
+	}
+	memset(&q, 0, sizeof(q));
+	q.procroot = procroot;
+	q.files = files;
+	q.n_files = n;
+	q.with_maps = true;
+	return agc_holders_scan(&q, out);
 }

@@ -111,6 +111,12 @@ typedef struct agc_gate_query {
  * session as in use. */
 int agc_holders_scan(const agc_gate_query *q, agc_holders *out);
 
+/* The processes other than agentgc that hold the database path, its -wal or its -shm open or
+ * mapped (no service exempt: whoever has it open would see it rebuilt): R6's condition for a
+ * rebuild or a checkpoint that must not surprise a reader. 0 (out filled) or -1 when the
+ * process table cannot be read. */
+int agc_db_holders(const char *procroot, const char *path, agc_holders *out);
+
 /* A snapshot of the process table for matching very many sessions' files (ls, R5 "live in
  * ls"): one scan keeps the (dev, ino) of every process's fds, mappings and current dir, and
  * the current dirs of the agent's own processes, and each session's files are then matched as

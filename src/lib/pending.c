@@ -14,42 +14,9 @@
 #include "error.h"
 #include "json.h"
 #include "pending.h"
+#include "state.h"
 
 #define PENDING_MAX ((size_t)4 << 20) /* the file, at most; a record is a few hundred bytes */
-
-/* agentgc's state dir ($XDG_STATE_HOME/agentgc, else $HOME/.local/state/agentgc; a relative
- * XDG_STATE_HOME is ignored, as the XDG spec says); made (0700) when make is set. */
-static int state_dir(char *out, size_t size, bool make)
-{
-	const char *x = getenv("XDG_STATE_HOME"), *h = getenv("HOME");
-	char *p;
-	int n;
-
-	if (x && x[0] == '/')
-		n = snprintf(out, size, "%s/agentgc", x);
-	else if (h && h[0] == '/')
-		n = snprintf(out, size, "%s/.local/state/agentgc", h);
-	else
-		return agc_error_set(-1, "no state dir: neither XDG_STATE_HOME nor HOME is an absolute path");
-	if (n < 0 || (size_t)n >= size)
-		return agc_error_set(-1, "the state dir's path is too long");
-	if (!make)
-		return 0;
-	for (p = out + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(out, 0700) < 0 && errno != EEXIST) {
-			agc_error_errno(-1, errno, "cannot make '%s'", out);
-			*p = '/';
-			return -1;
-		}
-		*p = '/';
-	}
-	if (mkdir(out, 0700) < 0 && errno != EEXIST)
-		return agc_error_errno(-1, errno, "cannot make '%s'", out);
-	return 0;
-}
 
 /* The records (a JSON array of {"db","dev","ino","ids"}); an absent file is none, a line that
  * is not a record is dropped. */
@@ -91,18 +58,11 @@ static bool same_db(const json_t *rec, dev_t dev, ino_t ino)
 /* Write the records by a temp file and a rename (none left: the file goes). */
 static int store(const char *dir, const json_t *all)
 {
-	char path[PATH_MAX + 32], tmp[PATH_MAX + 48];
 	agc_buf out = AGC_BUF_INIT_MAX(PENDING_MAX);
 	size_t i;
 	json_t *rec;
-	int fd, rc = 0;
+	int rc = 0;
 
-	snprintf(path, sizeof(path), "%s/wal-pending.jsonl", dir);
-	if (json_array_size(all) == 0) {
-		if (unlink(path) < 0 && errno != ENOENT)
-			return agc_error_errno(-1, errno, "cannot remove '%s'", path);
-		return 0;
-	}
 	json_array_foreach(all, i, rec) {
 		char *line = json_dumps(rec, JSON_COMPACT);
 
@@ -113,18 +73,7 @@ static int store(const char *dir, const json_t *all)
 			return -1;
 		}
 	}
-	snprintf(tmp, sizeof(tmp), "%s/.wal-pending.jsonl.%ld", dir, (long)getpid());
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0)
-		rc = agc_error_errno(-1, errno, "cannot write '%s'", tmp);
-	else if (write(fd, out.ptr, out.len) != (ssize_t)out.len || fsync(fd) < 0)
-		rc = agc_error_errno(-1, errno ? errno : EIO, "cannot write '%s'", tmp);
-	if (fd >= 0 && close(fd) < 0 && rc == 0)
-		rc = agc_error_errno(-1, errno, "cannot write '%s'", tmp);
-	if (rc == 0 && rename(tmp, path) < 0)
-		rc = agc_error_errno(-1, errno, "cannot rename '%s'", tmp);
-	if (rc < 0)
-		unlink(tmp);
+	rc = agc_state_write(dir, "wal-pending.jsonl", out.ptr ? out.ptr : "", out.len);
 	agc_buf_release(&out);
 	return rc;
 }
@@ -155,7 +104,7 @@ int agc_pending_add(const char *db, dev_t dev, ino_t ino, char *const *ids, size
 	size_t i, k;
 	int fd, rc;
 
-	if (state_dir(dir, sizeof(dir), true) < 0 || (fd = lock_dir(dir)) < 0)
+	if (agc_state_dir(dir, sizeof(dir), true) < 0 || (fd = lock_dir(dir)) < 0)
 		return -1;
 	all = load(dir);
 	json_array_foreach(all, i, v)
@@ -191,7 +140,7 @@ bool agc_pending_has(dev_t dev, ino_t ino, char *const *ids, size_t n)
 	size_t i, j, k;
 	bool found = false;
 
-	if (state_dir(dir, sizeof(dir), false) < 0)
+	if (agc_state_dir(dir, sizeof(dir), false) < 0)
 		return false;
 	all = load(dir);
 	json_array_foreach(all, i, rec) {
@@ -215,7 +164,7 @@ int agc_pending_clear(dev_t dev, ino_t ino)
 	bool changed = false;
 
 	/* most checkpoints have nothing recorded: no lock, no write */
-	if (state_dir(dir, sizeof(dir), false) < 0)
+	if (agc_state_dir(dir, sizeof(dir), false) < 0)
 		return 0;
 	snprintf(path, sizeof(path), "%s/wal-pending.jsonl", dir);
 	if (stat(path, &st) < 0)

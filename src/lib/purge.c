@@ -1372,30 +1372,13 @@ static bool db_deleted(const agc_plan *p, const txn *t, size_t d)
 
 /* After everything: fold the WAL back into the database and truncate it without waiting for
  * readers, so deleted text does not stay in the WAL (R6). Returns false when it could not. */
-#define CKPT_TRIES 10
-#define CKPT_WAIT_MS 50
-
 static bool checkpoint_one(agc_plan *p, agc_report *r, sqlite3 *db, size_t d)
 {
-	int log = 0, done = 0, rc = SQLITE_OK;
-
-	int tries;
-
 	/* Without waiting for writers (an idle reader does not stop it); a reader mid-transaction
 	 * makes it busy: a few short tries, then the WAL is residual in-use (a rerun or --scrub
 	 * finishes). */
-	sqlite3_busy_timeout(db, 0);
-	for (tries = 0; tries < CKPT_TRIES; tries++) {
-		rc = sqlite3_wal_checkpoint_v2(db, NULL, SQLITE_CHECKPOINT_TRUNCATE, &log, &done);
-		if (rc != SQLITE_BUSY && rc != SQLITE_LOCKED)
-			break;
-		if (tries + 1 < CKPT_TRIES) {
-			struct timespec ts = {0, CKPT_WAIT_MS * 1000000L};
+	int rc = agc_db_checkpoint(db);
 
-			nanosleep(&ts, NULL);
-		}
-	}
-	sqlite3_busy_timeout(db, AGC_DB_BUSY_MS);
 	if (rc != SQLITE_OK) {
 		char *abs = agc_plan_abspath(p->roots, p->dbs.v[d].root, p->dbs.v[d].rel);
 		char *wal = abs ? agc_strfmt("%s-wal", abs) : NULL;
@@ -1428,32 +1411,9 @@ static bool checkpoint_one(agc_plan *p, agc_report *r, sqlite3 *db, size_t d)
  * only when unheld). Returns 1, 0, or -1 when the process table cannot be read. */
 static int db_held(agc_plan *p, const char *path)
 {
-	static const char *const sfx[] = {"", "-wal", "-shm"};
-	agc_gate_file files[3] = {0};
-	agc_gate_query q;
 	agc_holders h = {0};
-	size_t n = 0, i;
-	int rc;
+	int rc = agc_db_holders(p->ctx->procroot, path, &h);
 
-	for (i = 0; i < 3; i++) {
-		char *f = agc_strfmt("%s%s", path, sfx[i]);
-		struct stat st;
-
-		if (f && lstat(f, &st) == 0) {
-			files[n].id.dev = st.st_dev;
-			files[n].id.ino = st.st_ino;
-			files[n].label = sfx[i];
-			n++;
-		}
-		free(f);
-	}
-	memset(&q, 0, sizeof(q));
-	q.procroot = p->ctx->procroot;
-	q.files = files;
-	q.n_files = n;
-	q.with_maps = true;
-	/* no service is exempt: whoever has the file open would see it rebuilt */
-	rc = agc_holders_scan(&q, &h);
 	if (rc == 0)
 		rc = h.n > 0;
 	agc_holders_release(&h);
@@ -1465,10 +1425,7 @@ static int db_held(agc_plan *p, const char *path)
 static bool scrub_one(agc_plan *p, agc_report *r, sqlite3 *db, size_t d)
 {
 	const char *why = NULL;
-	char *path = db_checked_path(p, d, &why), *wal = NULL, *dir = NULL, *slash, *msg = NULL;
-	struct stat st, wst;
-	struct statvfs vfs;
-	uint64_t need;
+	char *path = db_checked_path(p, d, &why), *msg = NULL;
 	int held, rc;
 	bool ok = false;
 
@@ -1481,19 +1438,11 @@ static bool scrub_one(agc_plan *p, agc_report *r, sqlite3 *db, size_t d)
 		agc_report_add_item(r, true, "file", path, NULL, "in-use", p->id, 0, 0, 0);
 		goto out;
 	}
-	/* VACUUM writes a copy (in the WAL, or a journal of the old pages) beside the database:
-	 * about twice its size, to be safe */
-	wal = agc_strfmt("%s-wal", path);
-	dir = agc_strdup(path);
-	if (!wal || !dir || stat(path, &st) < 0)
+	/* VACUUM writes a copy (in the WAL, or a journal of the old pages) beside the database */
+	rc = agc_db_room(path, NULL, NULL);
+	if (rc < 0)
 		goto fail;
-	need = 2 * ((uint64_t)st.st_size + (stat(wal, &wst) == 0 ? (uint64_t)wst.st_size : 0));
-	slash = strrchr(dir, '/');
-	if (slash)
-		slash[slash == dir ? 1 : 0] = '\0';
-	if (statvfs(dir, &vfs) < 0)
-		goto fail;
-	if ((uint64_t)vfs.f_bavail * vfs.f_frsize < need) {
+	if (rc == 0) {
 		agc_report_add_item(r, true, "file", path, NULL, "free-space", p->id, 0, 0, 0);
 		goto out;
 	}
@@ -1512,8 +1461,6 @@ fail:
 	agc_report_add_item(r, true, "file", path, NULL, msg ? msg : "error", p->id, 0, 0, 0);
 out:
 	free(msg);
-	free(dir);
-	free(wal);
 	free(path);
 	return ok;
 }
@@ -1578,7 +1525,8 @@ static void rows_finish(agc_plan *p, agc_report *r, txn *t, bool scrub)
 	}
 	if (n) {
 		char *hint = agc_strfmt("the agent writes without secure_delete: older copies of the deleted rows may "
-					"survive in the pages of %s until a purge with --scrub rebuilds %s",
+					"survive in the pages of %s until 'agentgc compact' (or a purge with --scrub) "
+					"rebuilds %s",
 					names.ptr, n > 1 ? "them" : "it");
 
 		if (hint)
@@ -3025,9 +2973,47 @@ static void batch_flush(batch *b)
 	}
 }
 
-static int many(agc_ctx *ctx, const char *agent, const char *const *idv, size_t n, mode m,
-		unsigned flags, agc_report **out)
+static int keep_cmp(const void *a, const void *b);
+
+/* The guard's answer for a discovered plan: NULL (go on), "kept" or "unsettled". */
+static const char *guard_skip(agc_ctx *ctx, const agc_guard *g, const agc_plan *p)
 {
+	size_t i;
+
+	for (i = 0; g->n_keep && i < p->ids.n; i++) {
+		const char *id = p->ids.v[i];
+
+		if (bsearch(&id, g->keep, g->n_keep, sizeof(*g->keep), keep_cmp))
+			return "kept";
+	}
+	if (g->settle_ms > 0) {
+		int64_t last = p->meta.updated_ms, cut = agc_ctx_now_ms(ctx) - g->settle_ms;
+
+		/* SPEC "prune": the newest mtime anywhere in its artifacts; any stat error counts
+		 * as just now */
+		for (i = 0; i < p->arts.n; i++) {
+			if (p->arts.v[i].mtime_unsure)
+				return "unsettled";
+			if (p->arts.v[i].mtime_ms > last)
+				last = p->arts.v[i].mtime_ms;
+		}
+		for (i = 0; i < p->notes.n; i++) {
+			const char *why = p->notes.v[i].reason ? p->notes.v[i].reason : "error";
+
+			if (strcmp(why, "permission") == 0 || strncmp(why, "error", 5) == 0)
+				return "unsettled";
+		}
+		if (last > cut)
+			return "unsettled";
+	}
+	return NULL;
+}
+
+static int many(agc_ctx *ctx, const char *agent, const char *const *idv, size_t n, mode m,
+		unsigned flags, const agc_guard *g, agc_report **out, size_t *out_done)
+{
+	size_t removed = 0;
+
 	batch b;
 	struct { char **v; size_t n, cap; } going = {0};
 	size_t k, a;
@@ -3063,6 +3049,18 @@ static int many(agc_ctx *ctx, const char *agent, const char *const *idv, size_t 
 			goto out;
 		}
 		it->ready = prc == 0;
+		if (it->ready && g) {
+			const char *why = guard_skip(ctx, g, &it->p);
+
+			if (why) {
+				agc_plan_release(&it->p);
+				it->ready = false;
+				if (agc_report_set_skip(it->r, why) < 0) {
+					rc = -1;
+					goto out;
+				}
+			}
+		}
 		if (it->ready && touches_earlier(&b, k))
 			it->alone = true;
 		/* a sub-agent whose parent goes earlier in the run: one at a time, it would be gone
@@ -3080,6 +3078,8 @@ static int many(agc_ctx *ctx, const char *agent, const char *const *idv, size_t 
 			}
 		}
 	}
+	if (g && g->discovered)
+		g->discovered(g->ud);
 	/* 2. One full scan per agent for every id (R5) */
 	for (a = 0; agc_adapter_table[a]; a++) {
 		for (k = 0; k < n && !(b.it[k].ready && !b.it[k].alone && b.it[k].agent == (int)a); k++)
@@ -3093,6 +3093,9 @@ static int many(agc_ctx *ctx, const char *agent, const char *const *idv, size_t 
 	for (k = 0; k < n; k++) {
 		bitem *it = &b.it[k];
 
+		/* a budget: asked once this run removed something, before each id after it */
+		if (g && g->stop && removed && g->stop(g->ud))
+			break;
 		if (it->alone) {
 			/* what went before it is all done first, as one id at a time would have it */
 			batch_flush(&b);
@@ -3107,6 +3110,7 @@ static int many(agc_ctx *ctx, const char *agent, const char *const *idv, size_t 
 				rc = -1;
 				goto out;
 			}
+			removed++;
 		} else if (it->ready) {
 			bool live, nodb = m == MODE_PURGE && !it->p.dbs.n && !it->p.locks.n;
 			/* a refusal (a store that cannot be read) or a fork goes through after_gate,
@@ -3121,6 +3125,7 @@ static int many(agc_ctx *ctx, const char *agent, const char *const *idv, size_t 
 				goto out;
 			}
 			live = batch_gate(&b, k);
+			removed += !live;
 			if (fast && !live) {
 				if (purge_remove(&it->p, it->r, &it->rest)) {
 					it->pending = true;
@@ -3136,10 +3141,17 @@ static int many(agc_ctx *ctx, const char *agent, const char *const *idv, size_t 
 		}
 		if (m == MODE_PURGE || m == MODE_DRY_RUN)
 			reason_hints(it->r);
+		/* prune: a live session is one it leaves, with its holders */
+		if (g && it->r && agc_report_status(it->r) == AGC_ST_IN_USE && agc_report_set_skip(it->r, "live") < 0) {
+			rc = -1;
+			goto out;
+		}
 		out[k] = it->r;
 		it->r = NULL;
 	}
 	batch_flush(&b);
+	if (out_done)
+		*out_done = k;
 out:
 	for (k = 0; k < n; k++) {
 		if (b.it[k].pending) {
@@ -3285,7 +3297,25 @@ int agc_purge_many(agc_ctx *ctx, const char *agent, const char *const *ids, size
 		return agc_error_set(-1, "unknown purge flags 0x%x", flags);
 	for (i = 0; i < n; i++)
 		out[i] = NULL;
-	return many(ctx, agent, ids, n, (flags & AGC_PURGE_DRY_RUN) ? MODE_DRY_RUN : MODE_PURGE, flags, out);
+	return many(ctx, agent, ids, n, (flags & AGC_PURGE_DRY_RUN) ? MODE_DRY_RUN : MODE_PURGE, flags, NULL, out,
+		    NULL);
+}
+
+int agc_purge_guarded(agc_ctx *ctx, const char *agent, const char *const *ids, size_t n, unsigned flags,
+		      const agc_guard *g, agc_report **out, size_t *out_done)
+{
+	size_t i;
+
+	if (out_done)
+		*out_done = 0;
+	if (!out || (n && !ids))
+		return agc_error_set(-1, "agc_purge_guarded needs ids and somewhere to put their reports");
+	if (flags & ~(unsigned)(AGC_PURGE_DRY_RUN | AGC_PURGE_SCRUB | AGC_PURGE_WITH_FORKS))
+		return agc_error_set(-1, "unknown purge flags 0x%x", flags);
+	for (i = 0; i < n; i++)
+		out[i] = NULL;
+	return many(ctx, agent, ids, n, (flags & AGC_PURGE_DRY_RUN) ? MODE_DRY_RUN : MODE_PURGE, flags, g, out,
+		    out_done);
 }
 
 int agc_show(agc_ctx *ctx, const char *agent, const char *id, agc_report **out)

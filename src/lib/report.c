@@ -8,7 +8,7 @@
 static const char *const status_names[] = {
 	[AGC_ST_PURGED] = "purged",   [AGC_ST_PARTIAL] = "partial", [AGC_ST_IN_USE] = "in-use",
 	[AGC_ST_NOT_FOUND] = "not-found", [AGC_ST_REFUSED] = "refused", [AGC_ST_DRY_RUN] = "dry-run",
-	[AGC_ST_FOUND] = "found",     [AGC_ST_ERROR] = "error",
+	[AGC_ST_FOUND] = "found",     [AGC_ST_ERROR] = "error",   [AGC_ST_SKIPPED] = "skipped",
 };
 
 const char *agc_status_name(agc_status st)
@@ -66,6 +66,7 @@ void agc_report_free(agc_report *r)
 	free(r->agent);
 	free(r->id);
 	free(r->error);
+	free(r->skip);
 	free((char *)r->session.id);
 	free((char *)r->session.parent);
 	free((char *)r->session.project);
@@ -155,12 +156,26 @@ const char *agc_report_agent(const agc_report *r) { return r->agent; }
 const char *agc_report_id(const agc_report *r) { return r->id; }
 agc_status agc_report_status(const agc_report *r) { return r->status; }
 const char *agc_report_error(const agc_report *r) { return r->error; }
+const char *agc_report_skip(const agc_report *r) { return r->status == AGC_ST_SKIPPED ? r->skip : NULL; }
+
+int agc_report_set_skip(agc_report *r, const char *why)
+{
+	char *s = agc_strdup(why);
+
+	if (!s)
+		return -1;
+	free(r->skip);
+	r->skip = s;
+	r->status = AGC_ST_SKIPPED;
+	return 0;
+}
 
 int agc_report_exit(const agc_report *r)
 {
 	switch (r->status) {
 	case AGC_ST_PURGED:
 	case AGC_ST_FOUND:
+	case AGC_ST_SKIPPED:
 		return 0;
 	case AGC_ST_PARTIAL:
 		return 3;

@@ -14,6 +14,7 @@ struct agc_report {
 	agc_status status;
 	int dry_exit;      /* dry-run: the exit code the purge would have had */
 	char *error;
+	char *skip;        /* AGC_ST_SKIPPED: why (agc_report_skip) */
 	bool has_session;
 	agc_session_info session;   /* strings owned */
 	struct { agc_item *v; size_t n, cap; } removed, residual;
@@ -30,5 +31,7 @@ int agc_report_add_holder(agc_report *r, int pid, const char *command, const cha
 			  const char *what);
 int agc_report_add_str(agc_report *r, int which, const char *s); /* 0 children, 1 forks, 2 hints */
 int agc_report_set_error(agc_report *r, const char *msg);
+/* Status AGC_ST_SKIPPED with why ("live", "unsettled", "kept"); 0 or -1. */
+int agc_report_set_skip(agc_report *r, const char *why);
 
 #endif

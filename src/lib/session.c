@@ -310,16 +310,22 @@ int agc_plan_add_art(agc_plan *p, size_t root, const char *rel, const char *sess
 			ws = dfd >= 0 ? AGC_WALK_OK : ws;
 		}
 	}
-	/* Sizes are for reports; the gate walks dirs itself and needs none. */
+	/* Sizes are for reports; the gate walks dirs itself and needs none. A dir's newest
+	 * mtime is only as good as the walk: one that could not see everything (a stat or a
+	 * read that failed, a mount point) leaves its last activity unknown. */
+	a->mtime_unsure = a->kind == 'd';
 	if (ws == AGC_WALK_OK) {
 		if (a->kind == 'd' && !p->gate_only) {
-			agc_size sz = {0};
+			uint64_t b = 0, d = 0;
 			int64_t mt = a->mtime_ms;
+			bool complete = false;
 
-			if (agc_size_entry(dfd, leaf, &st, &sz, &mt) == 0) {
-				a->bytes = sz.bytes;
-				a->disk = sz.disk;
-				a->mtime_ms = mt;
+			if (agc_scan_walk(dfd, leaf, &st, AGC_SIZE_MAX_ENTRIES, NULL, NULL, &b, &d, &mt, &complete) == 0) {
+				a->bytes = b;
+				a->disk = d;
+				if (mt > a->mtime_ms)
+					a->mtime_ms = mt;
+				a->mtime_unsure = !complete;
 			}
 		}
 		close(dfd);

@@ -91,11 +91,11 @@ two_sessions() {
 @test "help: 'agentgc help' lists the commands; 'help COMMAND' is COMMAND --help" {
 	local c
 	run -0 agc help
-	for c in roots ls show in-use purge help; do
+	for c in roots ls show in-use purge prune help; do
 		[[ $output == *"  $c "* ]]
 	done
-	[[ $output == *"not built yet:"*prune* ]]
-	for c in roots ls show in-use purge help; do
+	[[ $output == *"not built yet:"*export* ]]
+	for c in roots ls show in-use purge prune help; do
 		run -0 agc help "$c"
 		local h=$output
 		run -0 agc "$c" --help
@@ -132,8 +132,8 @@ two_sessions() {
 	[[ $stderr == *"unknown command 'lss' (did you mean 'ls'?)"* ]]
 	run -2 --separate-stderr agc prge claude "$(new_uuid)"
 	[[ $stderr == *"did you mean 'purge'?"* ]]
-	run -2 --separate-stderr agc prune --older-than 30d
-	[[ $stderr == *"'prune' is not built yet"* ]]
+	run -2 --separate-stderr agc export claude "$(new_uuid)" -o x.tar
+	[[ $stderr == *"'export' is not built yet"* ]]
 	run -2 --separate-stderr agc frobnicate
 	[[ $stderr == *"unknown command 'frobnicate'"* && $stderr != *"did you mean"* ]]
 }

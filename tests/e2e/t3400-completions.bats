@@ -208,7 +208,7 @@ fish_spec() {
 	same "$want"
 	run -0 bash_words "agentgc --home /x --color never "
 	same "$want"
-	run -0 bash_words "agentgc p"
+	run -0 bash_words "agentgc pu"
 	same purge
 	run -0 zsh_complete "agentgc "
 	same "$want"

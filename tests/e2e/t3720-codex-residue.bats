@@ -173,7 +173,7 @@ reader_dirty() {
 	for db in $DBS; do
 		[[ $(grep "secure_delete" <<<"$output") == *"'$H/$db.sqlite'"* ]] || { echo "the hint does not name $db"; return 1; }
 	done
-	[[ $output == *"older copies of the deleted rows may survive in the pages of '$H/"*".sqlite' until a purge with --scrub rebuilds them"* ]]
+	[[ $output == *"older copies of the deleted rows may survive in the pages of '$H/"*".sqlite' until 'agentgc compact' (or a purge with --scrub) rebuilds them"* ]]
 	for db in $DBS; do
 		# the live rows' occurrences, as a fresh copy of the database lays them out (rows
 		# and index entries, no free page)

@@ -53,6 +53,36 @@ done
 [ -z "$(find "$p1" -name 'agentgc-fixture*')" ] || fail "agentgc-fixture installed without INSTALL_FIXTURE"
 ok "make install PREFIX=$p1: tool, libraries (SONAME $soname), header, pkg-config, man page; no fixture"
 
+# the scheduled prune: a systemd user service and timer, and the template of its options
+units=$p1/lib/systemd/user
+[ -f "$units/agentgc-prune.service" ] && [ -f "$units/agentgc-prune.timer" ] || fail "no systemd units in $units"
+[ -f "$p1/share/agentgc/prune.env" ] || fail "no share/agentgc/prune.env"
+grep -qx "ExecStart=$p1/bin/agentgc --json prune \$AGENTGC_PRUNE_OPTS --yes" "$units/agentgc-prune.service" ||
+	fail "the service does not run $p1/bin/agentgc: $(grep ExecStart "$units/agentgc-prune.service")"
+grep -qx 'EnvironmentFile=-%E/agentgc/prune.env' "$units/agentgc-prune.service" || fail "the service reads no prune.env"
+grep -qx 'Persistent=true' "$units/agentgc-prune.timer" && grep -qx 'OnCalendar=daily' "$units/agentgc-prune.timer" ||
+	fail "the timer is not daily and persistent"
+if command -v systemd-analyze >/dev/null 2>&1; then
+	# offline, the man page aside (man may not be installed; it is checked above)
+	systemd-analyze verify --man=no "$units/agentgc-prune.service" "$units/agentgc-prune.timer" >"$log" 2>&1 ||
+		{ cat "$log" >&2; fail "systemd-analyze verify"; }
+	ok "systemd-analyze verify: agentgc-prune.service and agentgc-prune.timer"
+else
+	echo "# systemd-analyze is not installed: the units are not verified"
+fi
+# what the service runs, with the template's options, as a shell reads the file: a prune that
+# works, on a fixture home of its own
+uhome=$scratch/unit-home
+"$fixture" --home "$uhome" --tmp "$scratch/unit-tmp" --seed 5 --claude 4 --now 1795984693 --quiet
+out=$(
+	HOME=$uhome XDG_STATE_HOME=$uhome/.local/state TMPDIR=$scratch/unit-tmp AGENTGC_NOW=1795984693 sh -c '
+		. "$1"
+		exec "$2" --json prune $AGENTGC_PRUNE_OPTS --yes' _ "$p1/share/agentgc/prune.env" "$p1/bin/agentgc"
+) || fail "the service's command on a fixture home: exit $?"
+printf '%s\n' "$out" | tail -n 1 | grep -q '"summary":{' || fail "the service's command printed no summary: $out"
+[ "$(printf '%s\n' "$out" | grep -c '"status":"purged"')" -ge 1 ] || fail "the service's command pruned nothing: $out"
+ok "the scheduled prune's units and options: installed, naming $p1/bin/agentgc; its command prunes a fixture home"
+
 grep -qx "prefix=$p1" "$libdir/pkgconfig/agentgc.pc" || fail "agentgc.pc: $(head -n 1 "$libdir/pkgconfig/agentgc.pc")"
 p2=$scratch/p2
 mk install PREFIX="$p2" INSTALL_FIXTURE=1

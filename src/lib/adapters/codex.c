@@ -1917,6 +1917,56 @@ out:
 
 /* ---- the adapter ---------------------------------------------------------------------------- */
 
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* compact: every *.sqlite of the SQLite home, by name (Codex Desktop's codex-dev.db is never
+ * changed) */
+static int cx_databases(agc_ctx *ctx, const agc_rootset *rs, int (*cb)(size_t root, const char *rel, void *ud),
+			void *ud)
+{
+	const char *qp = rs->n > R_SQLITE && rs->v[R_SQLITE].exists ? rs->v[R_SQLITE].real : NULL;
+	struct { char **v; size_t n, cap; } names = {0};
+	struct dirent *e;
+	size_t seen = 0, i;
+	int qfd, rc = 0;
+	DIR *d;
+
+	(void)ctx;
+	if (!qp || (qfd = agc_walk_open_root(qp)) < 0)
+		return 0;
+	d = fdopendir(qfd);
+	if (!d) {
+		close(qfd);
+		return 0;
+	}
+	while (rc == 0 && (e = readdir(d)) && ++seen <= CX_DIR_MAX) {
+		size_t n = strlen(e->d_name);
+		char **slot;
+
+		if (n < 8 || strcmp(e->d_name + n - 7, ".sqlite") != 0 || e->d_name[0] == '.')
+			continue;
+		slot = AGC_ARRAY_PUSH(&names, 4096);
+		if (!slot || !(*slot = agc_strdup(e->d_name))) {
+			if (slot)
+				names.n--;
+			rc = -1;
+		}
+	}
+	closedir(d);
+	if (names.n)
+		qsort(names.v, names.n, sizeof(*names.v), name_cmp);
+	for (i = 0; i < names.n; i++) {
+		if (rc == 0)
+			rc = cb(R_SQLITE, names.v[i], ud);
+		free(names.v[i]);
+	}
+	free(names.v);
+	return rc;
+}
+
 static const char *const cx_env[] = {"CODEX_THREAD_ID", "CODEX_SESSION_ID", NULL};
 
 const agc_adapter agc_adapter_codex = {
@@ -1931,4 +1981,5 @@ const agc_adapter agc_adapter_codex = {
 	.n_env_names = 2,
 	.run_new = cx_run_new,
 	.run_free = cx_run_free,
+	.databases = cx_databases,
 };

@@ -1233,6 +1233,28 @@ static char *cu_root_holds(const agc_rootset *rs, size_t i)
 
 /* ---- the adapter ---------------------------------------------------------------------------- */
 
+/* compact: the tracking database of each root that has one (a chat's store.db is its own
+ * and goes whole with it) */
+static int cu_databases(agc_ctx *ctx, const agc_rootset *rs, int (*cb)(size_t root, const char *rel, void *ud),
+			void *ud)
+{
+	size_t i;
+	int rc = 0;
+
+	(void)ctx;
+	for (i = 0; i < rs->n && rc == 0; i++) {
+		struct stat st;
+		int fd;
+
+		if (!rs->v[i].exists || rs->v[i].err || (fd = agc_walk_open_root(rs->v[i].real)) < 0)
+			continue;
+		if (fstatat(fd, CU_TRACKING, &st, AT_SYMLINK_NOFOLLOW) == 0)
+			rc = cb(i, CU_TRACKING, ud);
+		close(fd);
+	}
+	return rc;
+}
+
 const agc_adapter agc_adapter_cursor = {
 	.name = "cursor",
 	.bit = AGC_AGENT_CURSOR,
@@ -1242,4 +1264,5 @@ const agc_adapter agc_adapter_cursor = {
 	.discover = cu_discover,
 	.list = cu_list,
 	.root_holds = cu_root_holds,
+	.databases = cu_databases,
 };

@@ -2110,6 +2110,18 @@ static int oc_list(agc_ctx *ctx, const agc_rootset *rs, const agc_ls_opts *opts,
 	return rc < 0 ? -1 : 0;
 }
 
+/* compact: opencode.db, the channels' databases and $OPENCODE_DB (each_db) */
+static int oc_databases(agc_ctx *ctx, const agc_rootset *rs, int (*cb)(size_t root, const char *rel, void *ud),
+			void *ud)
+{
+	int datafd = rs->v[R_DATA].exists ? agc_walk_open_root(rs->v[R_DATA].real) : -1;
+	int rc = each_db(ctx, rs, datafd, cb, ud);
+
+	if (datafd >= 0)
+		close(datafd);
+	return rc;
+}
+
 const agc_adapter agc_adapter_opencode = {
 	.name = "opencode",
 	.bit = AGC_AGENT_OPENCODE,
@@ -2120,4 +2132,5 @@ const agc_adapter agc_adapter_opencode = {
 	.list = oc_list,
 	.exempt = oc_exempt,
 	.service = "'opencode serve --service' (OpenCode's shared service)",
+	.databases = oc_databases,
 };
