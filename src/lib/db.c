@@ -3,7 +3,10 @@
  * and agc_db_watch_new checks that the library at hand is. */
 #define SQLITE_ENABLE_PREUPDATE_HOOK 1
 
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -1148,4 +1151,103 @@ out:
 	free(wal);
 	free(dir);
 	return rc;
+}
+
+static int int_cmp(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int agc_fdset_take(agc_fdset *s)
+{
+	struct { int *v; size_t n, cap; } a = {0};
+	struct dirent *e;
+	DIR *d = opendir("/proc/self/fd");
+	int self;
+
+	memset(s, 0, sizeof(*s));
+	if (!d)
+		return agc_error_errno(-1, errno, "cannot list '/proc/self/fd'");
+	self = dirfd(d);
+	while ((e = readdir(d))) {
+		char *end;
+		long fd = strtol(e->d_name, &end, 10);
+		int *slot;
+
+		if (e->d_name[0] < '0' || e->d_name[0] > '9' || *end || fd == self)
+			continue;
+		if (!(slot = AGC_ARRAY_PUSH(&a, (size_t)1 << 20))) {
+			closedir(d);
+			free(a.v);
+			return -1;
+		}
+		*slot = (int)fd;
+	}
+	closedir(d);
+	if (a.n)
+		qsort(a.v, a.n, sizeof(*a.v), int_cmp);
+	s->v = a.v;
+	s->n = a.n;
+	return 0;
+}
+
+void agc_fdset_release(agc_fdset *s)
+{
+	free(s->v);
+	memset(s, 0, sizeof(*s));
+}
+
+int agc_db_verify_open(const agc_fdset *before, int dfd, const char *leaf, const struct stat *want,
+		       const char *path)
+{
+	static const char *const sfx[] = {"-wal", "-shm", "-journal"};
+	agc_fdset now;
+	size_t i, k, ll = strlen(leaf);
+	bool main_seen = false;
+	int rc = 0;
+
+	if (agc_fdset_take(&now) < 0)
+		return -1;
+	for (i = 0; i < now.n && rc == 0; i++) {
+		char link[64], target[PATH_MAX + 1];
+		const char *base;
+		struct stat st, here;
+		ssize_t n;
+
+		if (bsearch(&now.v[i], before->v, before->n, sizeof(*before->v), int_cmp))
+			continue;
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", now.v[i]);
+		n = readlink(link, target, sizeof(target) - 1);
+		if (n <= 0 || fstat(now.v[i], &st) < 0)
+			continue;
+		target[n] = '\0';
+		base = strrchr(target, '/');
+		base = base ? base + 1 : target;
+		if (strncmp(base, leaf, ll) != 0)
+			continue;
+		if (base[ll] == '\0') {
+			if (st.st_dev != want->st_dev || st.st_ino != want->st_ino)
+				rc = -1;
+			else
+				main_seen = true;
+			continue;
+		}
+		for (k = 0; k < sizeof(sfx) / sizeof(*sfx); k++) {
+			if (strcmp(base + ll, sfx[k]) != 0)
+				continue;
+			/* the file of that name in the dir that was checked, now */
+			if (fstatat(dfd, base, &here, AT_SYMLINK_NOFOLLOW) < 0 || here.st_dev != st.st_dev ||
+			    here.st_ino != st.st_ino)
+				rc = -1;
+		}
+	}
+	agc_fdset_release(&now);
+	if (rc == 0 && !main_seen)
+		rc = -1;
+	if (rc < 0)
+		return agc_error_set(-1, "'%s' was not the file that was checked when SQLite opened it (a dir on "
+					 "the way was replaced meanwhile)", path);
+	return 0;
 }

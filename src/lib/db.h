@@ -89,6 +89,25 @@ int agc_db_checkpoint(sqlite3 *db);
  * NULL) get the figures. 1 room, 0 none, -1 error set. */
 int agc_db_room(const char *path, uint64_t *need, uint64_t *avail);
 
+/* The file descriptors this process has open (/proc/self/fd), sorted: taken before SQLite
+ * opens a database, so that the ones it opens can be told (agc_db_verify_open). */
+typedef struct agc_fdset {
+	int *v;
+	size_t n;
+} agc_fdset;
+int agc_fdset_take(agc_fdset *s);
+void agc_fdset_release(agc_fdset *s);
+
+/* R2 for a database SQLite opened by its path after the path was checked one component at a
+ * time: a dir on the way swapped for a link in between would make it open another tree's
+ * file. Every file opened since before (the connection's, this thread alone opening files
+ * meanwhile) that bears the database's name is the inode want, and every one that bears the
+ * name of its -wal, -shm or -journal is the file of that name in dfd (the dir the check walked
+ * to, still open); and the database itself is among them. 0, or -1 with the error set
+ * ("'<path>' was not the file that was checked when SQLite opened it"). */
+int agc_db_verify_open(const agc_fdset *before, int dfd, const char *leaf, const struct stat *want,
+		       const char *path);
+
 /* Map a SQLite result code to AGC_EINUSE (busy, locked) or -1 with the message set. */
 int agc_db_fail(sqlite3 *db, int rc, const char *what);
 

@@ -968,8 +968,16 @@ static void list_plan(agc_plan *p, agc_report *r, bool as_residual_links)
 }
 
 /* Is database d of the plan still the file discovery saw, reached without a link (R2)?
- * Returns its absolute path (malloc'd) or NULL with *why set. */
+ * Returns its absolute path (malloc'd) or NULL with *why set; with dirfd set, *dirfd is the
+ * dir it is in (open, the caller's to close) and *leafp its name in it. */
+static char *db_checked_at(agc_plan *p, size_t d, const char **why, int *dirfd, const char **leafp);
+
 static char *db_checked_path(agc_plan *p, size_t d, const char **why)
+{
+	return db_checked_at(p, d, why, NULL, NULL);
+}
+
+static char *db_checked_at(agc_plan *p, size_t d, const char **why, int *dirfd, const char **leafp)
 {
 	const agc_dbref *db = &p->dbs.v[d];
 	int rootfd = agc_plan_rootfd(p, db->root), dfd, err;
@@ -997,7 +1005,12 @@ static char *db_checked_path(agc_plan *p, size_t d, const char **why)
 		*why = S_ISLNK(st.st_mode) ? "symlink" : "error: database changed since discovery";
 		return NULL;
 	}
-	close(dfd);
+	if (dirfd) {
+		*dirfd = dfd;
+		*leafp = leaf;
+	} else {
+		close(dfd);
+	}
 	return agc_plan_abspath(p->roots, db->root, db->rel);
 }
 
@@ -1014,6 +1027,9 @@ typedef struct txn {
 	uint64_t *deleted;    /* per row set */
 	uint64_t *bytes;      /* per row set: the stored size of the rows deleted (SPEC "Sizes") */
 	char *ids;
+	int *dfd;             /* per plan database: the dir it was checked in (R2), -1 */
+	const char **leaf;    /* its name there */
+	agc_fdset *fds;       /* the files this process had open before SQLite opened it */
 } txn;
 
 static int txn_init(txn *t, const agc_plan *p)
@@ -1028,9 +1044,14 @@ static int txn_init(txn *t, const agc_plan *p)
 	t->deleted = calloc(p->rows.n + 1, sizeof(*t->deleted));
 	t->bytes = calloc(p->rows.n + 1, sizeof(*t->bytes));
 	t->ids = agc_plan_ids_json(p);
+	t->dfd = malloc((p->dbs.n + 1) * sizeof(*t->dfd));
+	t->leaf = calloc(p->dbs.n + 1, sizeof(*t->leaf));
+	t->fds = calloc(p->dbs.n + 1, sizeof(*t->fds));
 	if (!t->h || !t->w || !t->open || !t->committed || !t->ckpt_off || !t->ckpt || !t->deleted || !t->bytes ||
-	    !t->ids)
+	    !t->ids || !t->dfd || !t->leaf || !t->fds)
 		return agc_error_oom();
+	for (size_t d = 0; d <= p->dbs.n; d++)
+		t->dfd[d] = -1;
 	return 0;
 }
 
@@ -1065,7 +1086,14 @@ static void txn_release(txn *t, size_t n)
 	for (d = 0; t->h && d < n; d++) {
 		agc_db_watch_free(t->w ? t->w[d] : NULL);
 		sqlite3_close(t->h[d]);
+		if (t->dfd && t->dfd[d] >= 0)
+			close(t->dfd[d]);
+		if (t->fds)
+			agc_fdset_release(&t->fds[d]);
 	}
+	free(t->dfd);
+	free(t->leaf);
+	free(t->fds);
 	free(t->h);
 	free(t->w);
 	free(t->open);
@@ -1110,7 +1138,7 @@ static int rows_begin(agc_plan *p, agc_report *r, txn *t)
 
 		if (!db_has_rows(p, d))
 			continue;
-		path = db_checked_path(p, d, &why);
+		path = db_checked_at(p, d, &why, &t->dfd[d], &t->leaf[d]);
 		if (!path && strcmp(why, "symlink") == 0) {
 			/* A linked database is left whole, like any artifact behind a link (R2);
 			 * the rest of the session goes and the rows stay findable. */
@@ -1120,9 +1148,21 @@ static int rows_begin(agc_plan *p, agc_report *r, txn *t)
 			add_db_item(p, r, d, NULL, why);
 			return 1;
 		}
+		/* R2: SQLite opens the database (and its -wal, -shm) by the path: what it holds once
+		 * the write lock is taken must be the files checked, in the dir walked to */
+		if (agc_fdset_take(&t->fds[d]) < 0) {
+			free(path);
+			return -1;
+		}
 		rc = agc_db_open_rw(path, &t->h[d]);
 		if (rc == 0 && (rc = agc_db_begin_write(t->h[d], NULL)) == 0)
 			t->open[d] = true;
+		if (rc == 0 && agc_db_verify_open(&t->fds[d], t->dfd[d], t->leaf[d], &(struct stat){
+								.st_dev = p->dbs.v[d].dev, .st_ino = p->dbs.v[d].ino}, path) < 0) {
+			add_db_item(p, r, d, NULL, "symlink");
+			free(path);
+			return 1;
+		}
 		/* No automatic checkpoint at the commit: the WAL is checkpointed once, after every
 		 * database committed (rows_finish), and the setting restored when the transaction
 		 * ends. */
@@ -1321,6 +1361,18 @@ static int rows_commit(agc_plan *p, agc_report *r, txn *t, failures *row_fails)
 		for (d = 0; d < p->dbs.n; d++) {
 			if (!t->open[d] || db_holds_record(p, d) != (round == 1))
 				continue;
+			/* R2: a -journal made since the check (rollback mode writes one now) is in the
+			 * dir checked, not behind a dir swapped for a link */
+			if (rc == 0 && t->dfd[d] >= 0 &&
+			    agc_db_verify_open(&t->fds[d], t->dfd[d], t->leaf[d],
+					       &(struct stat){.st_dev = p->dbs.v[d].dev, .st_ino = p->dbs.v[d].ino},
+					       p->dbs.v[d].rel) < 0) {
+				note_failure(row_fails, p->dbs.v[d].root, p->dbs.v[d].rel, agc_strdup("symlink"));
+				rc = -1;
+				sqlite3_exec(t->h[d], "ROLLBACK", NULL, NULL, NULL);
+				t->open[d] = false;
+				continue;
+			}
 			if (rc == 0 && agc_db_exec(t->h[d], "COMMIT") == 0) {
 				t->open[d] = false;
 				t->committed[d] = true;

@@ -4,6 +4,7 @@
  * databases on disk (opens, the busy probe) work in a fresh directory under $TMPDIR
  * (agc_test.h). */
 #include <dirent.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -479,6 +480,47 @@ static void test_db_open_peek(void **state)
 /* agc_db_open_snapshot: a store whose pages are in its WAL is read from a private copy, so not
  * a byte of it, its WAL or its -shm changes (a reader writes its marks into the -shm), and the
  * copy is gone after agc_db_close_snapshot; without such a WAL it is read in place, as it is. */
+/* R2: agc_db_verify_open tells the files a connection opened by path from the ones checked: a
+ * dir swapped for a link before SQLite opened the path makes it open another tree's database
+ * (and its -wal, -shm), which the check finds; the checked files pass. */
+static void test_db_verify_open(void **state)
+{
+	sqlite3 *db = NULL;
+	agc_fdset before;
+	struct stat want, other;
+	int dfd;
+
+	(void)state;
+	t_mkdir("real");
+	t_mkdir("outside");
+	make_db("real/t.db", true, "CREATE TABLE x(a); INSERT INTO x VALUES(1)");
+	make_db("outside/t.db", true, "CREATE TABLE x(a); INSERT INTO x VALUES(2)");
+	assert_int_equal(stat(t_path("real/t.db"), &want), 0);
+	assert_int_equal(stat(t_path("outside/t.db"), &other), 0);
+	dfd = open(t_path("real"), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_true(dfd >= 0);
+	/* the one checked: its file, its -wal and -shm in the dir walked to */
+	assert_int_equal(agc_fdset_take(&before), 0);
+	assert_int_equal(agc_db_open_rw(t_path("real/t.db"), &db), 0);
+	assert_int_equal(agc_db_exec(db, "BEGIN IMMEDIATE"), 0);
+	assert_int_equal(agc_db_verify_open(&before, dfd, "t.db", &want, "real/t.db"), 0);
+	agc_db_exec(db, "ROLLBACK");
+	sqlite3_close(db);
+	agc_fdset_release(&before);
+	/* the path led elsewhere when SQLite opened it: the other tree's file, of the same name */
+	assert_int_equal(agc_fdset_take(&before), 0);
+	assert_int_equal(agc_db_open_rw(t_path("outside/t.db"), &db), 0);
+	assert_int_equal(agc_db_exec(db, "BEGIN IMMEDIATE"), 0);
+	assert_int_equal(agc_db_verify_open(&before, dfd, "t.db", &want, "real/t.db"), -1);
+	assert_non_null(strstr(agc_error_last(), "was not the file that was checked"));
+	/* its own file, but a -wal of another dir: found too */
+	assert_int_equal(agc_db_verify_open(&before, dfd, "t.db", &other, "real/t.db"), -1);
+	agc_db_exec(db, "ROLLBACK");
+	sqlite3_close(db);
+	agc_fdset_release(&before);
+	close(dfd);
+}
+
 static void test_db_open_snapshot(void **state)
 {
 	sqlite3 *db = NULL, *w = NULL;
@@ -552,6 +594,7 @@ int main(void)
 		TD(test_db_open_not_sqlite),
 		TD(test_db_open_peek),
 		TD(test_db_open_snapshot),
+		TD(test_db_verify_open),
 		TD(test_db_write_busy_wal),
 		TD(test_db_write_busy_rollback),
 		cmocka_unit_test(test_db_purge_needs_out),

@@ -368,8 +368,52 @@ static bool plain_name(const char *name)
 	return name[0] != '.' && agc_id_path_safe(name);
 }
 
+/* Whether id has anything of its own beneath any root: a chat dir in a bucket, an ACP dir, a
+ * transcript of its own in a project. Such a chat is a session of its own, whatever another
+ * chat's subagents/ dir holds: a name there never takes it along (R2: a record is trusted only
+ * as far as the other side names it back, and nothing of the chat names the other one). */
+static bool own_elsewhere(agc_plan *p, const char *id)
+{
+	size_t r, k;
+
+	for (r = 0; r < p->roots->n; r++) {
+		int fd = agc_plan_rootfd(p, r);
+		char rel[4096];
+		struct stat st;
+		struct dirent *e;
+		size_t seen;
+		DIR *d;
+
+		if (fd < 0)
+			continue;
+		if (REL(rel, "acp-sessions/%s", id) && fstatat(fd, rel, &st, AT_SYMLINK_NOFOLLOW) == 0)
+			return true;
+		if ((d = agc_dir_at(fd, "chats"))) {
+			for (seen = 0; (e = readdir(d)) && seen++ < CU_DIR_MAX;)
+				if (plain_name(e->d_name) && REL(rel, "chats/%s/%s", e->d_name, id) &&
+				    fstatat(fd, rel, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+					closedir(d);
+					return true;
+				}
+			closedir(d);
+		}
+		if ((d = agc_dir_at(fd, "projects"))) {
+			for (seen = 0; (e = readdir(d)) && seen++ < CU_DIR_MAX;)
+				for (k = 0; plain_name(e->d_name) && k < sizeof(cu_transcript_sfx) / sizeof(*cu_transcript_sfx); k++)
+					if (REL(rel, "projects/%s/agent-transcripts/%s%s", e->d_name, id, cu_transcript_sfx[k]) &&
+					    fstatat(fd, rel, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+						closedir(d);
+						return true;
+					}
+			closedir(d);
+		}
+	}
+	return false;
+}
+
 /* The sub-agents of the transcript dir rel (a real dir of the session, not seen through a
- * link: SPEC R2, an id read there would reach artifacts) become the plan's ids. */
+ * link: SPEC R2, an id read there would reach artifacts) become the plan's ids; a name there
+ * that is a chat of its own (own_elsewhere) stays that chat's, said in a hint. */
 static int subagents(agc_plan *p, size_t r, int fd, const char *rel)
 {
 	char sub[4096], id[AGC_ID_MAX];
@@ -387,9 +431,26 @@ static int subagents(agc_plan *p, size_t r, int fd, const char *rel)
 		return 0;
 	if (!(d = agc_plan_dir(p, r, fd, sub)))
 		return 0;
-	while (rc == 0 && (e = agc_plan_readdir(p, r, sub, d)) && seen++ < CU_DIR_MAX)
-		if (subagent_name(e->d_name, id))
-			rc = agc_plan_add_id(p, id);
+	while (rc == 0 && (e = agc_plan_readdir(p, r, sub, d)) && seen++ < CU_DIR_MAX) {
+		bool known = false;
+		size_t i;
+
+		if (!subagent_name(e->d_name, id))
+			continue;
+		for (i = 0; i < p->ids.n && !known; i++)
+			known = strcmp(p->ids.v[i], id) == 0;
+		if (known)
+			continue;
+		if (own_elsewhere(p, id)) {
+			char *msg = agc_strfmt("'%s/%s' names the chat %s, which has files of its own: it is not "
+					       "taken as a sub-agent (purge it by its own id)", sub, e->d_name, id);
+
+			rc = msg ? agc_plan_add_hint(p, NULL, msg) : -1;
+			free(msg);
+			continue;
+		}
+		rc = agc_plan_add_id(p, id);
+	}
 	closedir(d);
 	return rc;
 }
@@ -754,7 +815,9 @@ typedef struct crow {
 	agc_size sz;
 	size_t gate;
 	const hit *store;      /* its first chat or ACP dir */
-	const char *parent;    /* a chat whose transcript dir names it as a sub-agent */
+	const char *parent;    /* a chat whose transcript dir names it as a sub-agent (none for
+				  a chat of its own) */
+	const hit *child;      /* a sub-agent: its transcript in that dir */
 	bool own;              /* it has a chat, ACP dir or transcript of its own */
 } crow;
 
@@ -921,9 +984,13 @@ static int list_root(lctx *L, size_t r, int fd)
 					if (!REL(srel, "%s/subagents", trel) || fstatat(fd, srel, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode) ||
 					    !(s = ldir(L, r, fd, srel)))
 						continue;
-					while (rc == 0 && (g = readdir(s)) && sseen++ < CU_DIR_MAX)
-						if (subagent_name(g->d_name, cid) && strcmp(cid, id) != 0)
-							rc = hit_add(&L->H, cid, id, K_CHILD, r, srel);
+					while (rc == 0 && (g = readdir(s)) && sseen++ < CU_DIR_MAX) {
+						char frel[4096];
+
+						if (subagent_name(g->d_name, cid) && strcmp(cid, id) != 0 &&
+						    REL(frel, "%s/%s", srel, g->d_name))
+							rc = hit_add(&L->H, cid, id, K_CHILD, r, frel);
+					}
 					closedir(s);
 				}
 			}
@@ -1058,12 +1125,30 @@ static int cu_list(agc_ctx *ctx, const agc_rootset *rs, const agc_ls_opts *opts,
 			}
 			memcpy(c->id, h->id, sizeof(c->id));
 		}
-		if (h->kind == K_CHILD)
-			c->parent = h->parent;
-		else
+		if (h->kind == K_CHILD) {
+			if (!c->parent)
+				c->parent = h->parent;
+			if (!c->child)
+				c->child = h;
+		} else {
 			c->own = true;
+		}
 		if ((h->kind == K_CHAT || h->kind == K_ACP) && !c->store)
 			c->store = h;
+	}
+	/* a chat with files of its own is a session of its own, whatever another chat's
+	 * subagents/ dir holds (as discovery has it: own_elsewhere); a sub-agent whose named
+	 * parent is not a chat of its own is nobody's */
+	for (i = 0; i < L.R.n; i++) {
+		crow *c = &L.R.v[i], *up;
+
+		if (c->own) {
+			c->parent = NULL;
+			continue;
+		}
+		up = c->parent ? crow_find(&L.R, c->parent) : NULL;
+		if (!up || !up->own)
+			c->parent = NULL;
 	}
 	/* gates: each row that is a session of its own; a sub-agent with nothing of its own is
 	 * its parent's (its files lie in the parent's transcript dir, its argv names the parent) */
@@ -1122,6 +1207,30 @@ static int cu_list(agc_ctx *ctx, const agc_rootset *rs, const agc_ls_opts *opts,
 		info.bytes = c->sz.bytes;
 		info.disk = c->sz.disk;
 		if (sink->add(sink, &info, c->gate) < 0)
+			rc = -1;
+	}
+	/* the sub-agents: children of their chats (SPEC "ls": with --children), each of the size
+	 * of its transcript (counted in the chat's too: it lies in the chat's dir), live when the
+	 * chat is */
+	for (i = 0; i < L.R.n && rc == 0; i++) {
+		crow *c = &L.R.v[i];
+		const crow *up = c->parent ? crow_find(&L.R, c->parent) : NULL;
+		agc_session_info info = {0};
+		agc_size sz = {0};
+		int64_t mt = 0;
+
+		if (c->own || !up || !c->child || fds[c->child->root] < 0)
+			continue;
+		(void)agc_size_at(fds[c->child->root], c->child->rel, &sz, &mt);
+		info.agent = "cursor";
+		info.id = c->id;
+		info.parent = up->id;
+		info.project = up->project;
+		info.created_ms = mt;
+		info.updated_ms = mt;
+		info.bytes = sz.bytes;
+		info.disk = sz.disk;
+		if (sink->add(sink, &info, up->gate) < 0)
 			rc = -1;
 	}
 out:
