@@ -113,6 +113,7 @@ static int one_db(size_t root, const char *rel, void *ud)
 	agc_compact_info ci;
 	agc_holders h = {0};
 	agc_holder_info *hi = NULL;
+	agc_fdset fds = {0};
 	sqlite3 *db = NULL;
 	struct stat st, now;
 	const char *leaf;
@@ -193,16 +194,18 @@ static int one_db(size_t root, const char *rel, void *ud)
 			ci.reason = "free-space";
 		goto report;
 	}
-	if (agc_db_open_rw(abs, &db) < 0) {
+	if (agc_fdset_take(&fds) < 0 || agc_db_open_rw(abs, &db) < 0) {
 		ci.status = "error";
 		ci.reason = msg = agc_strdup(agc_error_last());
 		goto report;
 	}
-	/* the file opened is the one checked (not swapped for a link meanwhile) */
-	if (fstatat(dfd, leaf, &now, AT_SYMLINK_NOFOLLOW) < 0 || now.st_dev != st.st_dev || now.st_ino != st.st_ino) {
-		ci.reason = "symlink";
+	/* R2: the files SQLite opened by the path are the ones checked, in the dir walked to (a
+	 * dir swapped for a link in between would lead it to another tree's database) */
+	if (agc_db_exec(db, "BEGIN IMMEDIATE") != 0 || agc_db_verify_open(&fds, dfd, leaf, &st, abs) < 0) {
+		ci.reason = strstr(agc_error_last(), "was not the file that was checked") ? "symlink" : "busy";
 		goto report;
 	}
+	agc_db_exec(db, "ROLLBACK");
 	rc = agc_db_checkpoint(db);
 	if (rc == SQLITE_BUSY || rc == SQLITE_LOCKED) {
 		ci.reason = "busy";
@@ -250,6 +253,7 @@ report:
 		C->stop = true;
 done:
 	sqlite3_close(db);
+	agc_fdset_release(&fds);
 	free(hi);
 	agc_holders_release(&h);
 	free(msg);
