@@ -126,16 +126,20 @@ want_title() {
 	[[ $output != *"\$CURSOR_CONFIG_DIR"* && $output == *"cursor    home    $BATS_TEST_TMPDIR/other/.cursor"* ]]
 }
 
-@test "cursor ls: a chat dir whose name is in upper case is said, and a purge of the id leaves it" {
+@test "R1 cursor: a chat dir named in upper case (--resume <UPPER>) is the chat's: listed under its id, purged with it" {
 	cu_fixture --seed 3814 --projects 2 --cursor 3
-	local id d up
+	local id d up other
 	id=$(m_pick '.kind == "chat"')
 	d=$(m_get "$id" '.dirs[0]')
 	up=${d%/*}/$(upper "$id")
 	mv "$d" "$up"
+	other=$(m_picks '.kind == "chat"' | grep -v "$id" | head -n1)
 	run -0 --separate-stderr agc ls --json --agent cursor
-	[[ $stderr == *"$up"*"not in lower case is left alone"* ]]
-	run agc purge cursor "$(upper "$id")"
-	((status == 0 || status == 5))
-	assert_exists "$up" "$up/store.db"
+	json_ok --arg id "$id" '[.[] | select(.id == $id)] | length == 1'
+	run -0 --separate-stderr agc --json purge cursor "$(upper "$id")"
+	json_ok --arg up "$up" '.[0].status == "purged" and any(.[0].removed[]; .path == $up)'
+	assert_gone "$up"
+	run -5 agc purge cursor "$id"
+	# another chat is untouched
+	assert_exists "$(m_get "$other" '.dirs[0]')"
 }

@@ -122,6 +122,28 @@ purge_exactly() {
 	[[ $(cu_rows_of <<<"$victim") == $(m_get "$victim" '.rows | add') ]]
 }
 
+@test "cursor purge: R2 R4, a name in a chat's subagents/ that is another chat of its own never takes that chat along" {
+	cu_fixture --seed 3829 --projects 2 --cursor 6 --cursor-subagents 1
+	local p victim t kids
+	p=$(m_pick '(.children | length) > 0')
+	victim=$(m_pick '.kind == "chat" and (.children | length) == 0 and .store == "ok"')
+	t=$(m_get "$p" '.transcripts[0]')
+	[[ -d $t/subagents ]]
+	# an empty file planted in the parent's own (real) subagents/, in upper case even
+	: >"$t/subagents/$(upper "$victim").txt"
+	# ls: the victim is a root chat still, and the parent's real sub-agents are its children
+	run -0 --separate-stderr agc ls --json --agent cursor --children
+	json_ok --arg v "$victim" 'any(.[]; .id == $v and .parent == null)'
+	for kid in $(m_get "$p" '.children[]'); do
+		json_ok --arg k "$kid" --arg p "$p" 'any(.[]; .id == $k and .parent == $p)'
+	done
+	run -0 --separate-stderr agc --json purge cursor "$p"
+	json_ok --arg v "$victim" '(.[0].children | index($v) == null) and
+		any(.[0].hints[]; contains($v) and contains("files of its own"))'
+	assert_exists $(m_get "$victim" '.artifacts[]')
+	[[ $(cu_rows_of <<<"$victim") == $(m_get "$victim" '.rows | add') ]]
+}
+
 @test "cursor purge: one corrupt store among many: every other chat listed and purgeable, and it too" {
 	cu_fixture --seed 3827 --projects 3 --cursor 12 --cursor-corrupt-store 1 --cursor-corrupt-meta 1
 	local bad id n

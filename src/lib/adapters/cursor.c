@@ -362,6 +362,28 @@ static bool subagent_name(const char *name, char *id)
 	return agc_id_uuid(tmp, id) == 0;
 }
 
+/* Whether name is id (canonical, lower case) in any letter case (R1: Cursor names a chat's dirs
+ * after the id as --resume was given it), followed by one of the n suffixes sfx ("" for the
+ * name alone). */
+static bool id_entry(const char *name, const char *id, const char *const *sfx, size_t n)
+{
+	char head[AGC_UUID_LEN + 1], canon[AGC_ID_MAX];
+	size_t i;
+
+	if (strncasecmp(name, id, AGC_UUID_LEN) != 0)
+		return false;
+	memcpy(head, name, AGC_UUID_LEN);
+	head[AGC_UUID_LEN] = '\0';
+	if (agc_id_uuid(head, canon) < 0 || strcmp(canon, id) != 0)
+		return false;
+	for (i = 0; i < n; i++)
+		if (strcmp(name + AGC_UUID_LEN, sfx[i]) == 0)
+			return true;
+	return false;
+}
+
+static const char *const cu_dir_sfx[] = {""};
+
 /* A name of an agent's own dir that may be joined into a path. */
 static bool plain_name(const char *name)
 {
@@ -374,39 +396,46 @@ static bool plain_name(const char *name)
  * as far as the other side names it back, and nothing of the chat names the other one). */
 static bool own_elsewhere(agc_plan *p, const char *id)
 {
-	size_t r, k;
+	size_t r;
 
 	for (r = 0; r < p->roots->n; r++) {
 		int fd = agc_plan_rootfd(p, r);
 		char rel[4096];
-		struct stat st;
-		struct dirent *e;
-		size_t seen;
-		DIR *d;
+		struct dirent *e, *f;
+		size_t seen, fseen;
+		DIR *d, *b;
+		bool found = false;
 
 		if (fd < 0)
 			continue;
-		if (REL(rel, "acp-sessions/%s", id) && fstatat(fd, rel, &st, AT_SYMLINK_NOFOLLOW) == 0)
+		if ((d = agc_dir_at(fd, "acp-sessions"))) {
+			for (seen = 0; !found && (e = readdir(d)) && seen++ < CU_DIR_MAX;)
+				found = id_entry(e->d_name, id, cu_dir_sfx, 1);
+			closedir(d);
+		}
+		if (!found && (d = agc_dir_at(fd, "chats"))) {
+			for (seen = 0; !found && (e = readdir(d)) && seen++ < CU_DIR_MAX;) {
+				if (!plain_name(e->d_name) || !REL(rel, "chats/%s", e->d_name) || !(b = agc_dir_at(fd, rel)))
+					continue;
+				for (fseen = 0; !found && (f = readdir(b)) && fseen++ < CU_DIR_MAX;)
+					found = id_entry(f->d_name, id, cu_dir_sfx, 1);
+				closedir(b);
+			}
+			closedir(d);
+		}
+		if (!found && (d = agc_dir_at(fd, "projects"))) {
+			for (seen = 0; !found && (e = readdir(d)) && seen++ < CU_DIR_MAX;) {
+				if (!plain_name(e->d_name) || !REL(rel, "projects/%s/agent-transcripts", e->d_name) ||
+				    !(b = agc_dir_at(fd, rel)))
+					continue;
+				for (fseen = 0; !found && (f = readdir(b)) && fseen++ < CU_DIR_MAX;)
+					found = id_entry(f->d_name, id, cu_transcript_sfx, 3);
+				closedir(b);
+			}
+			closedir(d);
+		}
+		if (found)
 			return true;
-		if ((d = agc_dir_at(fd, "chats"))) {
-			for (seen = 0; (e = readdir(d)) && seen++ < CU_DIR_MAX;)
-				if (plain_name(e->d_name) && REL(rel, "chats/%s/%s", e->d_name, id) &&
-				    fstatat(fd, rel, &st, AT_SYMLINK_NOFOLLOW) == 0) {
-					closedir(d);
-					return true;
-				}
-			closedir(d);
-		}
-		if ((d = agc_dir_at(fd, "projects"))) {
-			for (seen = 0; (e = readdir(d)) && seen++ < CU_DIR_MAX;)
-				for (k = 0; plain_name(e->d_name) && k < sizeof(cu_transcript_sfx) / sizeof(*cu_transcript_sfx); k++)
-					if (REL(rel, "projects/%s/agent-transcripts/%s%s", e->d_name, id, cu_transcript_sfx[k]) &&
-					    fstatat(fd, rel, &st, AT_SYMLINK_NOFOLLOW) == 0) {
-						closedir(d);
-						return true;
-					}
-			closedir(d);
-		}
 	}
 	return false;
 }
@@ -460,45 +489,56 @@ static int subagents(agc_plan *p, size_t r, int fd, const char *rel)
 static int id_files(agc_plan *p, size_t r, const char *id)
 {
 	int fd = agc_plan_rootfd(p, r), rc = 0;
-	struct dirent *e;
-	char rel[4096];
-	size_t seen = 0, k;
-	DIR *d;
+	struct dirent *e, *f;
+	char rel[4096], brel[4096];
+	size_t seen = 0, bseen;
+	DIR *d, *b;
 
 	if (fd < 0)
 		return 0;
+	/* R1: its dirs in any letter case (Cursor names them after the id as given to --resume) */
 	if ((d = agc_plan_dir(p, r, fd, "chats"))) {
 		while (rc >= 0 && (e = agc_plan_readdir(p, r, "chats", d)) && seen++ < CU_DIR_MAX) {
-			if (!plain_name(e->d_name))
+			if (!plain_name(e->d_name) || !REL(brel, "chats/%s", e->d_name) ||
+			    !(b = agc_plan_dir(p, r, fd, brel)))
 				continue;
-			if (!REL(rel, "chats/%s/%s", e->d_name, id))
-				continue;
-			/* the store goes last: a purge stopped midway leaves the chat findable (R6) */
-			rc = agc_plan_add_art(p, r, rel, id, AGC_ART_RECORD, "store.db");
+			for (bseen = 0; rc >= 0 && (f = agc_plan_readdir(p, r, brel, b)) && bseen++ < CU_DIR_MAX;)
+				/* the store goes last: a purge stopped midway leaves the chat findable (R6) */
+				if (id_entry(f->d_name, id, cu_dir_sfx, 1) && REL(rel, "%s/%s", brel, f->d_name))
+					rc = agc_plan_add_art(p, r, rel, id, AGC_ART_RECORD, "store.db");
+			closedir(b);
 		}
 		closedir(d);
 	}
 	if (rc < 0)
 		return -1;
-	if (REL(rel, "acp-sessions/%s", id) && agc_plan_add_art(p, r, rel, id, AGC_ART_RECORD, "store.db") < 0)
+	if ((d = agc_plan_dir(p, r, fd, "acp-sessions"))) {
+		for (seen = 0; rc >= 0 && (e = agc_plan_readdir(p, r, "acp-sessions", d)) && seen++ < CU_DIR_MAX;)
+			if (id_entry(e->d_name, id, cu_dir_sfx, 1) && REL(rel, "acp-sessions/%s", e->d_name))
+				rc = agc_plan_add_art(p, r, rel, id, AGC_ART_RECORD, "store.db");
+		closedir(d);
+	}
+	if (rc < 0)
 		return -1;
 	seen = 0;
 	if (!(d = agc_plan_dir(p, r, fd, "projects")))
 		return 0;
 	while (rc >= 0 && (e = agc_plan_readdir(p, r, "projects", d)) && seen++ < CU_DIR_MAX) {
-		if (!plain_name(e->d_name))
+		if (!plain_name(e->d_name) || !REL(brel, "projects/%s/agent-transcripts", e->d_name) ||
+		    !(b = agc_plan_dir(p, r, fd, brel)))
 			continue;
-		for (k = 0; k < sizeof(cu_transcript_sfx) / sizeof(*cu_transcript_sfx) && rc >= 0; k++) {
-			if (!REL(rel, "projects/%s/agent-transcripts/%s%s", e->d_name, id, cu_transcript_sfx[k]))
+		for (bseen = 0; rc >= 0 && (f = agc_plan_readdir(p, r, brel, b)) && bseen++ < CU_DIR_MAX;) {
+			if (!id_entry(f->d_name, id, cu_transcript_sfx, 3) || !REL(rel, "%s/%s", brel, f->d_name))
 				continue;
 			rc = agc_plan_add_art(p, r, rel, id, 0, NULL);
-			if (rc == 1 && !*cu_transcript_sfx[k]) {
+			if (rc == 1 && strlen(f->d_name) == AGC_UUID_LEN) {
 				const agc_artifact *a = &p->arts.v[p->arts.n - 1];
 
 				if (a->kind == 'd' && !a->behind_link)
 					rc = subagents(p, r, fd, rel);
 			}
 		}
+		closedir(b);
 	}
 	closedir(d);
 	return rc < 0 ? -1 : 0;
@@ -540,21 +580,20 @@ static int find_parent(agc_plan *p)
 				size_t k;
 
 				if (strlen(f->d_name) != AGC_UUID_LEN || agc_id_uuid(f->d_name, id) < 0 ||
-				    strcmp(f->d_name, id) != 0 ||
 				    fstatat(dirfd(t), f->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode))
 					continue;
 				for (k = 0; k < 3; k++) {
 					if (!REL(sub, "%s/%s/subagents/%s%s", rel, f->d_name, p->id, sfx[k]) ||
 					    fstatat(fd, sub, &st, AT_SYMLINK_NOFOLLOW) < 0)
 						continue;
-					if (p->part_of[0] && strcmp(p->part_of, f->d_name) != 0) {
+					if (p->part_of[0] && strcmp(p->part_of, id) != 0) {
 						closedir(t);
 						closedir(d);
 						return agc_error_set(-1, "the sub-agent id '%s' is in two chats, '%s' and '%s': "
 									 "name the chat instead",
-								     p->id, p->part_of, f->d_name);
+								     p->id, p->part_of, id);
 					}
-					memcpy(p->part_of, f->d_name, AGC_UUID_LEN + 1);
+					memcpy(p->part_of, id, AGC_UUID_LEN + 1);
 					if (agc_plan_add_art(p, r, sub, p->id, AGC_ART_RECORD, NULL) < 0) {
 						closedir(t);
 						closedir(d);
@@ -893,20 +932,11 @@ static DIR *ldir(lctx *L, size_t r, int fd, const char *rel)
 	return d;
 }
 
-/* Whether name is a chat's dir name: a lower-case UUID (the agent's crypto.randomUUID). One in
- * upper case is said and left alone: discovery looks for the lower-case name only. */
-static bool chat_name(lctx *L, size_t r, const char *dir, const char *name)
+/* Whether name is a chat's dir name: a UUID in any letter case (R1: Cursor names the dir after
+ * the id as given to --resume), its canonical id in id. */
+static bool chat_name(const char *name, char *id)
 {
-	char id[AGC_ID_MAX], rel[4096];
-
-	if (strlen(name) != AGC_UUID_LEN || agc_id_uuid(name, id) < 0)
-		return false;
-	if (strcmp(id, name) == 0)
-		return true;
-	if (REL(rel, "%s/%s", dir, name))
-			lwarn(L, r, rel, "a chat dir whose name is not in lower case is left alone (purge looks for the "
-				 "lower-case name)");
-	return false;
+	return strlen(name) == AGC_UUID_LEN && agc_id_uuid(name, id) == 0;
 }
 
 static int list_root(lctx *L, size_t r, int fd)
@@ -926,13 +956,13 @@ static int list_root(lctx *L, size_t r, int fd)
 			if (!REL(rel, "chats/%s", e->d_name) || !(b = ldir(L, r, fd, rel)))
 				continue;
 			while (rc == 0 && (f = readdir(b)) && bseen++ < CU_DIR_MAX) {
-				char crel[4096];
+				char crel[4096], cid[AGC_ID_MAX];
 
-				if (!chat_name(L, r, rel, f->d_name))
+				if (!chat_name(f->d_name, cid))
 					continue;
 				if (!REL(crel, "%s/%s", rel, f->d_name))
 					continue;
-				rc = hit_add(&L->H, f->d_name, NULL, K_CHAT, r, crel);
+				rc = hit_add(&L->H, cid, NULL, K_CHAT, r, crel);
 			}
 			closedir(b);
 		}
@@ -941,11 +971,13 @@ static int list_root(lctx *L, size_t r, int fd)
 	seen = 0;
 	if (rc == 0 && (d = ldir(L, r, fd, "acp-sessions"))) {
 		while (rc == 0 && (e = readdir(d)) && seen++ < CU_DIR_MAX) {
-			if (!chat_name(L, r, "acp-sessions", e->d_name))
+			char cid[AGC_ID_MAX];
+
+			if (!chat_name(e->d_name, cid))
 				continue;
 			if (!REL(rel, "acp-sessions/%s", e->d_name))
 				continue;
-			rc = hit_add(&L->H, e->d_name, NULL, K_ACP, r, rel);
+			rc = hit_add(&L->H, cid, NULL, K_ACP, r, rel);
 		}
 		closedir(d);
 	}
@@ -966,9 +998,9 @@ static int list_root(lctx *L, size_t r, int fd)
 				if (n < AGC_UUID_LEN || (n > AGC_UUID_LEN && strcmp(f->d_name + AGC_UUID_LEN, ".txt") != 0 &&
 							 strcmp(f->d_name + AGC_UUID_LEN, ".jsonl") != 0))
 					continue;
-				memcpy(id, f->d_name, AGC_UUID_LEN);
-				id[AGC_UUID_LEN] = '\0';
-				if (!chat_name(L, r, rel, id))
+				memcpy(trel, f->d_name, AGC_UUID_LEN);
+				trel[AGC_UUID_LEN] = '\0';
+				if (!chat_name(trel, id))
 					continue;
 				if (!REL(trel, "%s/%s", rel, f->d_name))
 					continue;
