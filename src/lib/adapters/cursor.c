@@ -630,7 +630,10 @@ static int tracking_rows(agc_plan *p, size_t r)
 		return -1;
 	if (!S_ISREG(st.st_mode))
 		why = agc_strfmt("cannot read '%s': not a regular file", abs);
-	else if (agc_db_open_peek(abs, &db) < 0 || agc_db_tables(db, &tables, &nt) < 0)
+	/* one reached through a link is read from a private copy: a read in place would make a
+	 * -shm beside it, outside the root (R2) */
+	else if ((linked ? agc_db_open_snapshot(abs, &db) : agc_db_open_peek(abs, &db)) < 0 ||
+		 agc_db_tables(db, &tables, &nt) < 0)
 		why = agc_strfmt("cannot read '%s': %s", abs, agc_error_last());
 	if (why) {
 		rc = p->again ? agc_plan_add_note_kind(p, r, CU_TRACKING, "rows", why)
@@ -659,14 +662,18 @@ static int tracking_rows(agc_plan *p, size_t r)
 			held |= p->rows.v[i].count > 0;
 			p->rows.v[i].count = p->rows.v[i].bytes = 0;
 		}
+		/* R2: behind a link the rows are left, as any artifact is, and the rest goes; the
+		 * chat stays findable by them (exit 3, residual symlink) */
 		if (held)
-			rc = p->again ? agc_plan_add_note_kind(p, r, CU_TRACKING, "rows", "symlink")
-				      : agc_plan_add_refusal(p, r, CU_TRACKING, "rows", "symlink");
+			rc = agc_plan_add_note_kind(p, r, CU_TRACKING, "rows", "symlink");
 	}
 out:
 	free(todo);
 	agc_db_strv_free(tables, nt);
-	sqlite3_close(db);
+	if (linked)
+		agc_db_close_snapshot(db);
+	else
+		sqlite3_close(db);
 	free(why);
 	free(abs);
 	return rc < 0 ? -1 : 0;
@@ -1042,13 +1049,20 @@ static void charge_tracking(lctx *L, size_t r, int fd)
 	char **tables = NULL, *abs;
 	size_t nt = 0, i;
 
+	struct stat lst;
+	bool linked;
+
 	if (fstatat(fd, CU_TRACKING, &st, 0) < 0)
 		return;
+	/* behind a link: read from a private copy, so no -shm is made outside the root (R2) */
+	linked = fstatat(fd, "ai-tracking", &lst, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(lst.st_mode) ||
+		 fstatat(fd, CU_TRACKING, &lst, AT_SYMLINK_NOFOLLOW) < 0 || S_ISLNK(lst.st_mode);
 	if (!(abs = agc_plan_abspath(L->rs, r, CU_TRACKING)))
 		return;
 	if (!S_ISREG(st.st_mode)) {
 		lwarn(L, r, CU_TRACKING, "not a regular file");
-	} else if (agc_db_open_peek(abs, &db) < 0 || agc_db_tables(db, &tables, &nt) < 0) {
+	} else if ((linked ? agc_db_open_snapshot(abs, &db) : agc_db_open_peek(abs, &db)) < 0 ||
+		   agc_db_tables(db, &tables, &nt) < 0) {
 		char *msg = agc_strfmt("cannot read '%s': %s", abs, agc_error_last());
 
 		if (msg)
@@ -1085,7 +1099,10 @@ static void charge_tracking(lctx *L, size_t r, int fd)
 		free(size);
 	}
 	agc_db_strv_free(tables, nt);
-	sqlite3_close(db);
+	if (linked)
+		agc_db_close_snapshot(db);
+	else
+		sqlite3_close(db);
 	free(abs);
 }
 
