@@ -199,3 +199,25 @@ purge_exactly() {
 	assert_tree_unchanged before
 	[[ $(sqlite3 "$TDB" "SELECT count(*) FROM audit") == 0 ]]
 }
+
+@test "cursor: ~/.config/cursor bind-mounted on ~/.cursor is one root: sizes counted once, the purge goes (exit 0)" {
+	command -v unshare >/dev/null || skip "unshare is not installed"
+	unshare -m --propagation private true 2>/dev/null || skip "cannot make a private mount namespace here"
+	cu_fixture --seed 3830 --projects 2 --cursor 3
+	local id bytes
+	id=$(m_pick '.kind == "chat" and (.rows | add) > 0')
+	bytes=$(agc ls --json --agent cursor | jq -r --arg id "$id" 'select(.id == $id) | .bytes')
+	mkdir -p "$HOME/.config/cursor"
+	unshare -m --propagation private bash -c '
+		mount --bind "$1" "$2" || exit 100
+		"$AGENTGC" ls --json --agent cursor >"$3/ls.json" 2>/dev/null
+		"$AGENTGC" --json purge cursor "$4" >"$3/out.json" 2>"$3/err.txt"
+		echo $? >"$3/rc"
+	' _ "$HOME/.cursor" "$HOME/.config/cursor" "$BATS_TEST_TMPDIR" "$id" || [[ $? != 100 ]] || skip "cannot bind-mount here"
+	[[ $(jq -r --arg id "$id" 'select(.id == $id) | .bytes' "$BATS_TEST_TMPDIR/ls.json") == "$bytes" ]]
+	[[ $(cat "$BATS_TEST_TMPDIR/rc") == 0 ]]
+	output=$(cat "$BATS_TEST_TMPDIR/out.json")
+	json_ok '.[0].status == "purged"'
+	[[ $(cu_rows_of <<<"$id") == 0 ]]
+	assert_gone $(m_get "$id" '.dirs[]')
+}

@@ -61,8 +61,13 @@ static int add_root(agc_rootset *rs, const char *name, const char *path, const c
 		return -1;
 	for (k = 0; k < (size_t)i; k++) {
 		const agc_root *a = &rs->v[k], *b = &rs->v[i];
+		struct stat sa, sb;
+		/* the same dir under two names that no link tells apart (a bind mount of one on the
+		 * other): one root, or every chat would count twice and lock itself out */
+		bool same_dir = a->real && b->real && stat(a->real, &sa) == 0 && stat(b->real, &sb) == 0 &&
+				S_ISDIR(sa.st_mode) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 
-		if (strcmp(a->path, b->path) == 0 || (a->real && b->real && strcmp(a->real, b->real) == 0)) {
+		if (strcmp(a->path, b->path) == 0 || (a->real && b->real && strcmp(a->real, b->real) == 0) || same_dir) {
 			free(rs->v[i].path);
 			free(rs->v[i].real);
 			rs->n--;
