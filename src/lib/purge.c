@@ -1170,13 +1170,20 @@ static int rows_begin(agc_plan *p, agc_report *r, txn *t)
 			t->ckpt_off[d] = true;
 		if (rc < 0) {
 			/* busy or locked, by SQLite's result code: another process writes (or, in
-			 * rollback-journal mode, reads) */
-			char *msg = rc == AGC_EINUSE ? agc_strdup("busy") : agc_strfmt("error: %s", agc_error_last());
+			 * rollback-journal mode, reads); a database this user may read but not write
+			 * (or whose dir it may not write its -journal in) is refused as one that may
+			 * not be changed: reason permission, nothing changed */
+			int ec = t->h[d] ? sqlite3_errcode(t->h[d]) & 0xff : SQLITE_OK;
+			bool perm = rc != AGC_EINUSE && (ec == SQLITE_READONLY || ec == SQLITE_PERM || ec == SQLITE_CANTOPEN ||
+							 access(path, W_OK) != 0);
+			char *msg = rc == AGC_EINUSE ? agc_strdup("busy")
+				    : perm	   ? agc_strdup("permission")
+						   : agc_strfmt("error: %s", agc_error_last());
 
 			agc_report_add_item(r, true, "rows", path, NULL, msg ? msg : "error", p->id, 0, 0, 0);
 			free(msg);
 			free(path);
-			return rc == AGC_EINUSE ? 1 : -1;
+			return rc == AGC_EINUSE || perm ? 1 : -1;
 		}
 		free(path);
 		if (agc_db_watch_new(t->h[d], &t->w[d]) < 0)

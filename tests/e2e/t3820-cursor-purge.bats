@@ -221,3 +221,20 @@ purge_exactly() {
 	[[ $(cu_rows_of <<<"$id") == 0 ]]
 	assert_gone $(m_get "$id" '.dirs[]')
 }
+
+@test "cursor purge: R2 R6, a tracking database the user may read but not write refuses, reason permission, nothing changed" {
+	nobody_setup
+	cu_fixture --seed 3831 --projects 2 --cursor 3
+	local id
+	id=$(m_pick '.kind == "chat" and (.rows | add) > 0')
+	TDB=$(m_summary .tracking_db)
+	nobody_own
+	# the database (and its dir, so no -journal or -wal can be made) stays root's
+	chown -R 0:0 "$(dirname "$TDB")"
+	chmod 755 "$(dirname "$TDB")"
+	chmod 644 "$TDB"
+	snap before
+	run -4 --separate-stderr agc_nobody --json purge cursor "$id"
+	json_ok --arg db "$TDB" '.[0].status == "refused" and (.[0].residual | any(.path == $db and .reason == "permission"))'
+	assert_tree_unchanged before
+}
