@@ -6,12 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
 
 int agc_duration_parse(const char *s, int64_t *ms);
+int64_t agc_clock_mono_us(void);
 
 enum { OPT_AGENT = 0x200, OPT_OLDER, OPT_KEEP, OPT_PROJECT, OPT_PROJECT_GONE, OPT_SETTLE, OPT_BUDGET,
        OPT_DRY_RUN, OPT_YES, OPT_SCRUB };
@@ -169,14 +169,6 @@ typedef struct prune_out {
 	json_t *scrub;         /* --scrub: each database, for the summary */
 } prune_out;
 
-static int64_t mono_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
 static void clear_progress(prune_out *po)
 {
 	if (po->shown) {
@@ -190,7 +182,7 @@ static void clear_progress(prune_out *po)
 static void on_progress(const agc_prune_summary *s, void *ud)
 {
 	prune_out *po = ud;
-	int64_t now = mono_us();
+	int64_t now = agc_clock_mono_us();
 	char size[32];
 
 	if (!po->progress || now - po->last_us < 200000)

@@ -314,6 +314,23 @@ static int keep_of(prune_run *P, size_t a, char ***kv, size_t *kn)
 	return agc_keep_closure(P->ctx, a, o->keep, o->n_keep, kv, kn);
 }
 
+/* The root sessions of agent a that the project selectors leave, into l; every one of them,
+ * whatever its age (told by pick), so that the scan counts them all. What could not be read is
+ * said through opts->warn when warn is set. agc_ls's return. */
+static int list_agent(const prune_run *P, size_t a, cand_list *l, bool warn)
+{
+	agc_ls_opts lo = AGC_LS_OPTS_INIT;
+
+	lo.agents = agc_agent_bit(agc_agent_name(a));
+	lo.project = P->o->project;
+	lo.project_gone = P->o->project_gone;
+	if (warn) {
+		lo.warn = P->o->warn;
+		lo.warn_ud = P->o->ud;
+	}
+	return agc_ls(P->ctx, &lo, add_cand, l);
+}
+
 /* 1 when the listed session c is a candidate (old enough, not kept), 2 when it is one that
  * the listing already shows unsettled, else 0. */
 static int pick(const prune_run *P, const cand *c, char *const *kv, size_t kn)
@@ -335,20 +352,13 @@ static int prune_agent(prune_run *P, size_t a, size_t *left)
 {
 	const agc_prune_opts *o = P->o;
 	const char *name = agc_agent_name(a);
-	agc_ls_opts lo = AGC_LS_OPTS_INIT;
 	cand_list l = {0};
 	char **kv = NULL, **ids = NULL;
 	size_t kn = 0, i, nids = 0;
 	agc_report **out = NULL;
 	int rc = 0;
 
-	lo.agents = agc_agent_bit(name);
-	lo.project = o->project;
-	lo.project_gone = o->project_gone;
-	/* every session is scanned (the age is told here, so the count is of all of them) */
-	lo.warn = o->warn;
-	lo.warn_ud = o->ud;
-	if (agc_ls(P->ctx, &lo, add_cand, &l) < 0) {
+	if (list_agent(P, a, &l, true) < 0) {
 		/* what was listed may still go: each is discovered and gated on its own */
 		warn(P, "%s sessions could not all be listed: %s", name, agc_error_last());
 		P->sum->errors++;
@@ -435,19 +445,14 @@ done:
 /* Count what the agents after the one the run stopped in would have offered. */
 static void count_rest(prune_run *P, const size_t *order, size_t from, size_t n)
 {
-	const agc_prune_opts *o = P->o;
 	size_t j;
 
 	for (j = from; j < n; j++) {
-		agc_ls_opts lo = AGC_LS_OPTS_INIT;
 		cand_list l = {0};
 		char **kv = NULL;
 		size_t kn = 0, i;
 
-		lo.agents = agc_agent_bit(agc_agent_name(order[j]));
-		lo.project = o->project;
-		lo.project_gone = o->project_gone;
-		(void)agc_ls(P->ctx, &lo, add_cand, &l);
+		(void)list_agent(P, order[j], &l, false);
 		if (!l.oom && keep_of(P, order[j], &kv, &kn) == 0)
 			for (i = 0; i < l.n; i++)
 				P->sum->remaining += pick(P, &l.v[i], kv, kn) == 1;

@@ -3348,16 +3348,7 @@ int agc_purge(agc_ctx *ctx, const char *agent, const char *id, unsigned flags, a
 int agc_purge_many(agc_ctx *ctx, const char *agent, const char *const *ids, size_t n, unsigned flags,
 		   agc_report **out)
 {
-	size_t i;
-
-	if (!out || (n && !ids))
-		return agc_error_set(-1, "agc_purge_many needs ids and somewhere to put their reports");
-	if (flags & ~(unsigned)(AGC_PURGE_DRY_RUN | AGC_PURGE_SCRUB | AGC_PURGE_WITH_FORKS))
-		return agc_error_set(-1, "unknown purge flags 0x%x", flags);
-	for (i = 0; i < n; i++)
-		out[i] = NULL;
-	return many(ctx, agent, ids, n, (flags & AGC_PURGE_DRY_RUN) ? MODE_DRY_RUN : MODE_PURGE, flags, NULL, out,
-		    NULL);
+	return agc_purge_guarded(ctx, agent, ids, n, flags, NULL, out, NULL);
 }
 
 int agc_purge_guarded(agc_ctx *ctx, const char *agent, const char *const *ids, size_t n, unsigned flags,
@@ -3368,7 +3359,7 @@ int agc_purge_guarded(agc_ctx *ctx, const char *agent, const char *const *ids, s
 	if (out_done)
 		*out_done = 0;
 	if (!out || (n && !ids))
-		return agc_error_set(-1, "agc_purge_guarded needs ids and somewhere to put their reports");
+		return agc_error_set(-1, "a purge of many ids needs ids and somewhere to put their reports");
 	if (flags & ~(unsigned)(AGC_PURGE_DRY_RUN | AGC_PURGE_SCRUB | AGC_PURGE_WITH_FORKS))
 		return agc_error_set(-1, "unknown purge flags 0x%x", flags);
 	for (i = 0; i < n; i++)

@@ -182,6 +182,21 @@ static inline void t_mtime(const char *rel, int64_t ms)
 	assert_int_equal(utimensat(AT_FDCWD, t_path(rel), ts, AT_SYMLINK_NOFOLLOW), 0);
 }
 
+/* A printf format's result, in one of eight rotating buffers (a test's paths and names). */
+static inline const char *t_fmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static inline const char *t_fmt(const char *fmt, ...)
+{
+	static char b[8][256];
+	static unsigned n;
+	char *o = b[n++ % 8];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(o, sizeof(b[0]), fmt, ap);
+	va_end(ap);
+	return o;
+}
+
 /* A file of a fixture home: its parent dirs made (0755), s written, then mode and, when
  * mtime_ms is not 0, the mtime set. */
 static inline void t_put(const char *rel, const char *s, mode_t mode, int64_t mtime_ms)

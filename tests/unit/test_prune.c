@@ -67,21 +67,6 @@ static int teardown(void **state)
 	return t_teardown_dir();
 }
 
-/* rel from a printf format, in one of four rotating buffers */
-static const char *R(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static const char *R(const char *fmt, ...)
-{
-	static char b[4][256];
-	static unsigned n;
-	char *o = b[n++ % 4];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(o, sizeof(b[0]), fmt, ap);
-	va_end(ap);
-	return o;
-}
-
 /* A session of the fake agent: its record and its dir, with the mtime given, and its row in
  * the listing (updated as given; parent NULL for a root). */
 static void session(const char *id, const char *parent, int64_t listed_ms, int64_t files_ms)
@@ -95,9 +80,9 @@ static void session(const char *id, const char *parent, int64_t listed_ms, int64
 	parent = parent ? own[fake_n_list][1] : NULL;
 	fake_n_list++;
 
-	t_put(R("home/fake/sessions/%s.rec", id), "{}\n", 0600, files_ms);
-	t_put(R("home/fake/sessions/%s/notes.md", id), "notes", 0600, files_ms);
-	t_mtime(R("home/fake/sessions/%s", id), files_ms);
+	t_put(t_fmt("home/fake/sessions/%s.rec", id), "{}\n", 0600, files_ms);
+	t_put(t_fmt("home/fake/sessions/%s/notes.md", id), "notes", 0600, files_ms);
+	t_mtime(t_fmt("home/fake/sessions/%s", id), files_ms);
 	memset(s, 0, sizeof(*s));
 	s->agent = "fake";
 	s->id = id;
@@ -109,12 +94,12 @@ static void session(const char *id, const char *parent, int64_t listed_ms, int64
 /* parent's discovery takes child along (fake's kids/<parent>) */
 static void kid(const char *parent, const char *child)
 {
-	t_put(R("home/fake/kids/%s", parent), child, 0600, 0);
+	t_put(t_fmt("home/fake/kids/%s", parent), child, 0600, 0);
 }
 
 static bool rec(const char *id)
 {
-	return t_exists(R("home/fake/sessions/%s.rec", id));
+	return t_exists(t_fmt("home/fake/sessions/%s.rec", id));
 }
 
 typedef struct seen {

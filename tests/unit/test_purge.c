@@ -172,21 +172,6 @@ static const char *F(const char *fmt, ...)
 	return t_pathf("home/fake/%s", rel);
 }
 
-/* A printf format's result, in one of four rotating buffers. */
-static const char *sfx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static const char *sfx(const char *fmt, ...)
-{
-	static char b[4][256];
-	static unsigned n;
-	char *o = b[n++ % 4];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(o, sizeof(b[0]), fmt, ap);
-	va_end(ap);
-	return o;
-}
-
 /* Whether home/fake/<rel> exists, rel from a printf format. */
 static bool has(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static bool has(const char *fmt, ...)
@@ -197,7 +182,7 @@ static bool has(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(rel, sizeof(rel), fmt, ap);
 	va_end(ap);
-	return t_exists(sfx("home/fake/%s", rel));
+	return t_exists(t_fmt("home/fake/%s", rel));
 }
 
 /* The files of session id: its record, its dir with a file, its side file. */
@@ -349,15 +334,15 @@ static void test_purge_record_last(void **state)
 	assert_string_equal(agc_status_name(agc_report_status(r)), "purged");
 	assert_int_equal(agc_report_exit(r), 0);
 	assert_int_equal(agc_report_residual_count(r), 0);
-	assert_non_null(removed_at(r, sfx("/sessions/%s.rec", S), NULL));
-	assert_non_null(removed_at(r, sfx("/sessions/%s", S), NULL));
-	assert_non_null(removed_at(r, sfx("/files/%s.txt", S), NULL));
+	assert_non_null(removed_at(r, t_fmt("/sessions/%s.rec", S), NULL));
+	assert_non_null(removed_at(r, t_fmt("/sessions/%s", S), NULL));
+	assert_non_null(removed_at(r, t_fmt("/files/%s.txt", S), NULL));
 	assert_files(S, false);
 	assert_files(T, true);
 	snprintf(rec, sizeof(rec), "%s.rec", S);
 	at = logged(rec);
 	assert_true(at >= 0);
-	assert_true(logged(sfx("%s.txt", S)) >= 0 && logged(sfx("%s.txt", S)) < at);
+	assert_true(logged(t_fmt("%s.txt", S)) >= 0 && logged(t_fmt("%s.txt", S)) < at);
 	assert_true(logged("notes.md") >= 0 && logged("notes.md") < at);
 	assert_int_equal(at, (long)hook_nlog - 1);
 	agc_report_free(r);
@@ -380,12 +365,12 @@ static void test_purge_record_kept_on_failure(void **state)
 	assert_int_equal(agc_report_exit(r), 3);
 	assert_true(has("sessions/%s.rec", S));
 	assert_true(has("files/%s.txt", S));
-	it = residual_at(r, sfx("/files/%s.txt", S));
+	it = residual_at(r, t_fmt("/files/%s.txt", S));
 	assert_non_null(it);
 	assert_non_null(strstr(it->reason, "error"));
-	it = residual_at(r, sfx("/sessions/%s.rec", S));
+	it = residual_at(r, t_fmt("/sessions/%s.rec", S));
 	assert_non_null(it);
-	assert_null(removed_at(r, sfx("/sessions/%s.rec", S), NULL));
+	assert_null(removed_at(r, t_fmt("/sessions/%s.rec", S), NULL));
 	agc_report_free(r);
 
 	/* the rerun, with nothing failing, finishes it */
@@ -407,8 +392,8 @@ static void test_purge_dry_run(void **state)
 	r = purge(S, AGC_PURGE_DRY_RUN);
 	assert_string_equal(agc_status_name(agc_report_status(r)), "dry-run");
 	assert_int_equal(agc_report_exit(r), 0);
-	assert_non_null(removed_at(r, sfx("/sessions/%s.rec", S), NULL));
-	assert_non_null(removed_at(r, sfx("/files/%s.txt", S), NULL));
+	assert_non_null(removed_at(r, t_fmt("/sessions/%s.rec", S), NULL));
+	assert_non_null(removed_at(r, t_fmt("/files/%s.txt", S), NULL));
 	assert_non_null(removed_at(r, "/main.db", "session"));
 	assert_int_equal(removed_at(r, "/main.db", "message")->count, 2);
 	assert_int_equal(removed_at(r, "/aux.db", "part")->count, 1);
@@ -459,7 +444,7 @@ static void test_purge_residual_found_again(void **state)
 	r = purge(S, 0);
 	assert_string_equal(agc_status_name(agc_report_status(r)), "partial");
 	assert_int_equal(agc_report_exit(r), 3);
-	assert_non_null(residual_at(r, sfx("/files/%s.txt", S)));
+	assert_non_null(residual_at(r, t_fmt("/files/%s.txt", S)));
 	assert_false(has("sessions/%s.rec", S));
 	agc_report_free(r);
 }
@@ -534,8 +519,8 @@ static void test_purge_in_use_open_file(void **state)
 
 	assert_int_equal(agc_show(ctx, "fake", S, &r), 0);
 	assert_int_equal(agc_report_status(r), AGC_ST_FOUND);
-	assert_non_null(removed_at(r, sfx("/sessions/%s.rec", S), NULL));
-	assert_non_null(removed_at(r, sfx("/files/%s.txt", S), NULL));
+	assert_non_null(removed_at(r, t_fmt("/sessions/%s.rec", S), NULL));
+	assert_non_null(removed_at(r, t_fmt("/files/%s.txt", S), NULL));
 	agc_report_free(r);
 }
 
@@ -567,8 +552,8 @@ static void rows_two_dbs(bool wal)
 	aux = logged("commit aux.db");
 	main_ = logged("commit main.db");
 	assert_true(aux >= 0 && main_ > aux);
-	assert_true(logged(sfx("%s.txt", S)) < main_);
-	assert_true(logged(sfx("%s.rec", S)) > main_);
+	assert_true(logged(t_fmt("%s.txt", S)) < main_);
+	assert_true(logged(t_fmt("%s.rec", S)) > main_);
 	assert_files(S, false);
 	agc_report_free(r);
 }
@@ -600,7 +585,7 @@ static void test_purge_rows_commit_fails(void **state)
 	assert_int_equal(agc_report_exit(r), 3);
 	assert_rows_intact();
 	assert_true(has("sessions/%s.rec", S));
-	assert_non_null(residual_at(r, sfx("/sessions/%s.rec", S)));
+	assert_non_null(residual_at(r, t_fmt("/sessions/%s.rec", S)));
 	agc_report_free(r);
 	hook_commit_fail = NULL;
 	r = purge(S, 0);
