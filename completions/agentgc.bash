@@ -25,11 +25,11 @@ _agentgc_options() {
 	'') printf '%s\n' --home= --json --color= --quiet --verbose --help --version ;;
 	ls)
 		printf '%s\n' --agent= --project= --project-gone --older-than= --newer-than= \
-			--grep= --children --sort= --limit= --wide --ids
+			--grep= --children --orphans --sort= --limit= --wide --ids
 		;;
 	purge) printf '%s\n' --dry-run --scrub --with-forks ;;
 	prune)
-		printf '%s\n' --agent= --older-than= --keep= --project= --project-gone --settle= \
+		printf '%s\n' --agent= --older-than= --keep= --project= --project-gone --orphans --settle= \
 			--budget= --scrub --dry-run --yes
 		;;
 	compact) printf '%s\n' --agent= --dry-run ;;

@@ -148,6 +148,7 @@ complete -c agentgc -n '__agentgc_using ls' -l older-than -x -d 'last activity b
 complete -c agentgc -n '__agentgc_using ls' -l newer-than -x -d 'last activity after now - DUR (90s, 15m, 24h, 30d)'
 complete -c agentgc -n '__agentgc_using ls' -l grep -x -d 'only sessions whose title, first prompt or project contains TEXT'
 complete -c agentgc -n '__agentgc_using ls' -l children -d 'also child and sub-agent sessions, under their parent'
+complete -c agentgc -n '__agentgc_using ls' -l orphans -d 'also what is left of sessions whose record is gone'
 complete -c agentgc -n '__agentgc_using ls' -l sort -x -a 'updated created size' -d 'the order: newest or largest first'
 complete -c agentgc -n '__agentgc_using ls' -l limit -x -d 'at most N sessions'
 complete -c agentgc -n '__agentgc_using ls' -l wide -d 'whole ids and untruncated columns'
@@ -167,6 +168,7 @@ complete -c agentgc -n '__agentgc_using prune' -l older-than -x -d 'sessions who
 complete -c agentgc -n '__agentgc_using prune' -l keep -x -a '(__fish_complete_path)' -d "sessions whose id is not in FILE ('-': standard input)"
 complete -c agentgc -n '__agentgc_using prune' -l project -x -a '(__fish_complete_directories)' -d 'sessions whose project is DIR or below it'
 complete -c agentgc -n '__agentgc_using prune' -l project-gone -d 'sessions whose project directory no longer exists'
+complete -c agentgc -n '__agentgc_using prune' -l orphans -d 'only what is left of sessions whose record is gone'
 complete -c agentgc -n '__agentgc_using prune' -l settle -x -d 'never touch a session active within DUR (default 24h)'
 complete -c agentgc -n '__agentgc_using prune' -l budget -x -d 'stop after DUR (exit 75); the next run goes on'
 complete -c agentgc -n '__agentgc_using prune' -l scrub -d 'then rebuild each database rows went from, once, at the end'

@@ -167,6 +167,10 @@ typedef struct agc_session_info {
 	const char *layout;   /* show: how the agent's files were found, where the agent's layout is
 				 not established (Cursor: the meta's encoding, the transcript's form),
 				 else NULL */
+	int orphan;           /* ls with orphans: its record is gone (a Claude transcript, an
+				 OpenCode or Codex session row, a Codex rollout, a Cursor chat) but
+				 other artifacts of its id remain; project and title are mostly
+				 unknown, and a purge of the id takes what is left */
 } agc_session_info;
 
 typedef enum agc_sort {
@@ -175,7 +179,7 @@ typedef enum agc_sort {
 	AGC_SORT_SIZE,
 } agc_sort;
 
-#define AGC_LS_OPTS_VERSION 1
+#define AGC_LS_OPTS_VERSION 2
 #define AGC_LS_OPTS_INIT AGC_OPTS_INIT_(AGC_LS_OPTS_VERSION)
 
 typedef struct agc_ls_opts {
@@ -198,6 +202,10 @@ typedef struct agc_ls_opts {
 	int children;            /* list child and sub-agent sessions too */
 	agc_sort sort;           /* newest / largest first */
 	size_t limit;            /* 0 = all */
+	/* list orphans too (agc_session_info.orphan): ids whose record is gone but whose other
+	 * artifacts remain. An agent whose records could not all be read lists none (said through
+	 * warn): a record that is only unreadable would make a live session's files look orphaned */
+	int orphans;
 	/* Called with a message (lower case, "cannot read '<path>': <reason>") for each root or
 	 * dir the listing could not read; may be NULL. */
 	void (*warn)(const char *msg, void *ud);
@@ -337,7 +345,7 @@ AGC_API int agc_compact(agc_ctx *ctx, const agc_compact_opts *o,
 
 /* ---- prune ----------------------------------------------------------------------------- */
 
-#define AGC_PRUNE_OPTS_VERSION 1
+#define AGC_PRUNE_OPTS_VERSION 2
 #define AGC_PRUNE_SETTLE_DEFAULT_MS ((int64_t)24 * 3600 * 1000)
 #ifdef __cplusplus
 #define AGC_PRUNE_OPTS_INIT {AGC_PRUNE_OPTS_VERSION}
@@ -352,6 +360,7 @@ typedef struct agc_prune_summary {
 	size_t candidates;         /* of them, selected and not kept */
 	size_t purged, partial, refused, not_found, errors;
 	size_t skipped_live, skipped_unsettled, skipped_kept;
+	size_t skipped_recorded;   /* orphans: the record came back before the purge (not an orphan) */
 	size_t remaining;          /* candidates the run did not reach (its budget ran out) */
 	uint64_t bytes;            /* freed (a dry run: would be freed): the removed items' bytes */
 	int budget_out;            /* the run stopped at its budget with candidates left */
@@ -374,6 +383,8 @@ typedef struct agc_prune_opts {
 	size_t n_keep;
 	const char *project;       /* as agc_ls_opts.project */
 	int project_gone;          /* as agc_ls_opts.project_gone */
+	int orphans;               /* only orphans (agc_ls_opts.orphans); one whose record is found
+				      again by the purge's own discovery is skipped, "recorded" */
 	/* Nothing whose last activity (the newest mtime anywhere in its artifacts, lstat, links
 	 * not followed; what cannot be looked at counts as now) is later than now - settle_ms
 	 * goes; 0: no floor. AGC_PRUNE_OPTS_INIT: 24h. */
@@ -424,7 +435,8 @@ AGC_API agc_status agc_report_status(const agc_report *r);
 AGC_API int agc_report_exit(const agc_report *r);
 /* Why a prune left the session alone (AGC_ST_SKIPPED): "live" (the in-use gate: the holders
  * are in the report), "unsettled" (its last activity is within the settle time, or cannot be
- * told), "kept" (a session that would go with it is on the keep list); else NULL. */
+ * told), "kept" (a session that would go with it is on the keep list), "recorded" (an orphan
+ * whose record the purge's discovery found again); else NULL. */
 AGC_API const char *agc_report_skip(const agc_report *r);
 /* The error message for AGC_ST_ERROR, or NULL. */
 AGC_API const char *agc_report_error(const agc_report *r);

@@ -12,6 +12,7 @@ int agc_duration_parse(const char *s, int64_t *ms);
 /* One session of the table, its strings copied (the listing's are valid during the call). */
 typedef struct ls_row {
 	char *agent, *id, *parent, *project, *title;
+	bool orphan;
 	int64_t updated_ms;
 	uint64_t bytes;
 	bool live;
@@ -83,6 +84,7 @@ static int print_session(const agc_session_info *s, void *ud)
 	r->updated_ms = s->updated_ms;
 	r->bytes = s->bytes;
 	r->live = s->live;
+	r->orphan = s->orphan != 0;
 	st->rows.n++;
 	if (!r->agent || !r->id || (s->parent && !r->parent) || (s->project && !r->project) ||
 	    (s->title && !r->title)) {
@@ -191,7 +193,16 @@ static int print_table(ls_state *st)
 		cl[COL_LIVE] = strdup(r->live ? "yes" : "");
 		cl[COL_PROJECT] = r->project ? cli_home_path(c, r->project) : strdup("-");
 		/* titles are prompt text: kept on one line */
-		cl[COL_TITLE] = cli_text_str(r->title ? r->title : "", CLI_TEXT_LINE);
+		if (r->orphan) {
+			/* its record is gone: said where the title goes */
+			char *t2 = cli_text_str(r->title ? r->title : "", CLI_TEXT_LINE);
+
+			if (!t2 || asprintf(&cl[COL_TITLE], "(orphan: record gone)%s%s", *t2 ? " " : "", t2) < 0)
+				cl[COL_TITLE] = NULL;
+			free(t2);
+		} else {
+			cl[COL_TITLE] = cli_text_str(r->title ? r->title : "", CLI_TEXT_LINE);
+		}
 		for (k = 0; k < NCOLS; k++) {
 			if (!cl[k])
 				goto out;
@@ -321,7 +332,7 @@ static void say_nothing(const cli *c, bool filtered)
 }
 
 enum { OPT_AGENT = 0x200, OPT_PROJECT, OPT_OLDER, OPT_NEWER, OPT_CHILDREN, OPT_SORT, OPT_LIMIT,
-       OPT_WIDE, OPT_IDS, OPT_PROJECT_GONE, OPT_GREP };
+       OPT_WIDE, OPT_IDS, OPT_PROJECT_GONE, OPT_GREP, OPT_ORPHANS };
 
 const cli_opt cli_ls_opts[] = {
 	{"agent", OPT_AGENT, 1, "A", "only this agent (repeatable)"},
@@ -335,6 +346,8 @@ const cli_opt cli_ls_opts[] = {
 	{"newer-than", OPT_NEWER, 1, "DUR", "last activity after now - DUR"},
 	{"children", OPT_CHILDREN, 0, NULL, "also child and sub-agent sessions, under their\n"
 					   "parent"},
+	{"orphans", OPT_ORPHANS, 0, NULL, "also what is left of sessions whose record is gone\n"
+					  "(a transcript, a session row), marked orphan"},
 	{"sort", OPT_SORT, 1, "KEY", "updated (default), created or size; newest or\n"
 				     "largest first"},
 	{"limit", OPT_LIMIT, 1, "N", "at most N sessions"},
@@ -356,7 +369,7 @@ static int ls_opt(cli *c, int key, const char *v, void *ud)
 	agc_ls_opts *o = a->o;
 
 	(void)c;
-	if (key != OPT_WIDE && key != OPT_IDS && key != OPT_CHILDREN && key != OPT_SORT)
+	if (key != OPT_WIDE && key != OPT_IDS && key != OPT_CHILDREN && key != OPT_SORT && key != OPT_ORPHANS)
 		a->filtered = true;
 	switch (key) {
 	case OPT_WIDE:
@@ -389,6 +402,9 @@ static int ls_opt(cli *c, int key, const char *v, void *ud)
 		return 0;
 	case OPT_CHILDREN:
 		o->children = 1;
+		return 0;
+	case OPT_ORPHANS:
+		o->orphans = 1;
 		return 0;
 	case OPT_SORT:
 		if (strcmp(v, "updated") == 0)

@@ -14,7 +14,7 @@ int agc_duration_parse(const char *s, int64_t *ms);
 int64_t agc_clock_mono_us(void);
 
 enum { OPT_AGENT = 0x200, OPT_OLDER, OPT_KEEP, OPT_PROJECT, OPT_PROJECT_GONE, OPT_SETTLE, OPT_BUDGET,
-       OPT_DRY_RUN, OPT_YES, OPT_SCRUB };
+       OPT_DRY_RUN, OPT_YES, OPT_SCRUB, OPT_ORPHANS };
 
 const cli_opt cli_prune_opts[] = {
 	{"agent", OPT_AGENT, 1, "A", "only this agent's sessions (repeatable)"},
@@ -28,6 +28,8 @@ const cli_opt cli_prune_opts[] = {
 					   "it; DIR need not exist any more"},
 	{"project-gone", OPT_PROJECT_GONE, 0, NULL, "sessions whose working directory no longer\n"
 						    "exists"},
+	{"orphans", OPT_ORPHANS, 0, NULL, "only what is left of sessions whose record is gone\n"
+					  "(as 'ls --orphans' lists them)"},
 	{"settle", OPT_SETTLE, 1, "DUR", "never touch a session active within DUR (default\n"
 					 "24h; 0s: no floor)"},
 	{"budget", OPT_BUDGET, 1, "DUR", "stop after DUR (exit 75); the next run goes on\n"
@@ -84,6 +86,10 @@ static int prune_opt(cli *c, int key, const char *v, void *ud)
 		return 0;
 	case OPT_PROJECT_GONE:
 		a->o.project_gone = 1;
+		a->selector = true;
+		return 0;
+	case OPT_ORPHANS:
+		a->o.orphans = 1;
 		a->selector = true;
 		return 0;
 	case OPT_SETTLE:
@@ -311,6 +317,7 @@ static json_t *summary_json(const agc_prune_summary *s, bool dry)
 	json_object_set_new(sk, "live", json_integer((json_int_t)s->skipped_live));
 	json_object_set_new(sk, "unsettled", json_integer((json_int_t)s->skipped_unsettled));
 	json_object_set_new(sk, "kept", json_integer((json_int_t)s->skipped_kept));
+	json_object_set_new(sk, "recorded", json_integer((json_int_t)s->skipped_recorded));
 	json_object_set_new(o, "skipped", sk);
 	json_object_set_new(o, "remaining", json_integer((json_int_t)s->remaining));
 	json_object_set_new(o, "bytes", json_integer((json_int_t)s->bytes));
@@ -343,6 +350,8 @@ static void print_summary(const cli *c, const agc_prune_summary *s, bool dry, js
 		printf(", %zu with something left behind", s->partial);
 	printf("; skipped %zu live, %zu unsettled, %zu kept", s->skipped_live, s->skipped_unsettled,
 	       s->skipped_kept);
+	if (s->skipped_recorded)
+		printf(", %zu no longer orphans", s->skipped_recorded);
 	if (s->refused)
 		printf("; refused %zu", s->refused);
 	if (s->errors)
@@ -437,8 +446,8 @@ int cmd_prune(cli *c, int argc, char **argv)
 	}
 	cli_args_release(&pos);
 	if (!a.selector)
-		return cli_usage("prune", "prune needs a selector: --older-than, --keep, --project or "
-					  "--project-gone");
+		return cli_usage("prune", "prune needs a selector: --older-than, --keep, --project, "
+					  "--project-gone or --orphans");
 	dry = a.o.flags & AGC_PURGE_DRY_RUN;
 	if (!a.yes && !dry) {
 		/* asking needs a person at a terminal, and standard input to answer on */

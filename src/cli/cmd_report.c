@@ -218,6 +218,8 @@ static const char *skip_text(const char *why)
 		return "it is in use";
 	if (why && strcmp(why, "kept") == 0)
 		return "it, or a session that would go with it, is on the keep list";
+	if (why && strcmp(why, "recorded") == 0)
+		return "its record is there again: it is no orphan";
 	return "its last activity is within the settle time (or cannot be told)";
 }
 

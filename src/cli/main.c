@@ -74,13 +74,14 @@ const cli_cmd cli_cmds[] = {
 	 "settle time (--settle, default 24h: the newest change anywhere in its files\n"
 	 "counts, and what cannot be looked at counts as now). Selectors combine (all\n"
 	 "must hold): --older-than, --keep (the orchestrator's sweep: every session not\n"
-	 "listed goes), --project, --project-gone. Without --yes it shows what would go\n"
-	 "and asks on a terminal, and refuses elsewhere (exit 2). Exit 0 when every\n"
-	 "selected session went or was skipped on purpose, 3 when something was left\n"
-	 "behind, 4 when a purge was refused (a busy database, a fork), 1 on an error,\n"
-	 "75 when --budget ran out first (run it again for the rest). --json prints one\n"
-	 "line per session touched or skipped (\"reason\": live, unsettled, kept), then\n"
-	 "{\"summary\":{...}}.",
+	 "listed goes), --project, --project-gone, --orphans (what is left of sessions\n"
+	 "whose record is gone, as 'ls --orphans' lists them). Without --yes it shows\n"
+	 "what would go and asks on a terminal, and refuses elsewhere (exit 2). Exit 0\n"
+	 "when every selected session went or was skipped on purpose, 3 when something\n"
+	 "was left behind, 4 when a purge was refused (a busy database, a fork), 1 on an\n"
+	 "error, 75 when --budget ran out first (run it again for the rest). --json\n"
+	 "prints one line per session touched or skipped (\"reason\": live, unsettled,\n"
+	 "kept, or recorded: an orphan whose record came back), then {\"summary\":{...}}.",
 	 cli_prune_opts,
 	 "  agentgc prune --older-than 30d --dry-run\n"
 	 "  agentgc prune --agent claude --older-than 30d --yes --budget 2m --json\n"

@@ -822,6 +822,8 @@ json_t *cli_session_json(const agc_session_info *s)
 	json_object_set_new(o, "live", json_boolean(s->live));
 	if (s->archived)
 		json_object_set_new(o, "archived", json_true());
+	if (s->orphan)
+		json_object_set_new(o, "orphan", json_true());
 	if (s->layout)
 		cli_json_set_str(o, "layout", s->layout);
 	return o;

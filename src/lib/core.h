@@ -416,6 +416,9 @@ typedef struct agc_guard {
 	/* > 0: a session whose last activity (the newest mtime of its artifacts, its record's
 	 * time) is later than now - settle_ms, or cannot be told, is skipped, "unsettled" */
 	int64_t settle_ms;
+	/* only orphans: a session whose record discovery finds (an AGC_ART_RECORD artifact, a
+	 * record row) is skipped, "recorded" */
+	bool orphans_only;
 	/* asked before each id once one of the run was removed: true leaves that id and the rest
 	 * untouched, their reports NULL (out_done says how many were made) */
 	bool (*stop)(void *ud);

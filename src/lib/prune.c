@@ -29,6 +29,7 @@ typedef struct cand {
 	char *title, *project;
 	int64_t updated_ms, created_ms;
 	uint64_t bytes, disk;
+	bool orphan;
 } cand;
 
 typedef struct cand_list {
@@ -83,6 +84,7 @@ static int add_cand(const agc_session_info *s, void *ud)
 	c->created_ms = s->created_ms;
 	c->bytes = s->bytes;
 	c->disk = s->disk;
+	c->orphan = s->orphan != 0;
 	if (!c->id || (s->title && !c->title) || (s->project && !c->project)) {
 		l->oom = true;
 		return 1;
@@ -210,6 +212,8 @@ static bool tell(prune_run *P, const agc_report *r)
 			s->skipped_live++;
 		else if (skip && strcmp(skip, "kept") == 0)
 			s->skipped_kept++;
+		else if (skip && strcmp(skip, "recorded") == 0)
+			s->skipped_recorded++;
 		else
 			s->skipped_unsettled++;
 		break;
@@ -324,6 +328,7 @@ static int list_agent(const prune_run *P, size_t a, cand_list *l, bool warn)
 	lo.agents = agc_agent_bit(agc_agent_name(a));
 	lo.project = P->o->project;
 	lo.project_gone = P->o->project_gone;
+	lo.orphans = P->o->orphans;
 	if (warn) {
 		lo.warn = P->o->warn;
 		lo.warn_ud = P->o->ud;
@@ -340,6 +345,8 @@ static int pick(const prune_run *P, const cand *c, char *const *kv, size_t kn)
 	const char *id = c->id;
 
 	if (o->older_than_ms > 0 && c->updated_ms > now - o->older_than_ms)
+		return 0;
+	if (o->orphans && !c->orphan)
 		return 0;
 	if (kn && bsearch(&id, kv, kn, sizeof(*kv), cmp_str))
 		return 0;
@@ -400,6 +407,7 @@ static int prune_agent(prune_run *P, size_t a, size_t *left)
 			.keep = kv,
 			.n_keep = kn,
 			.settle_ms = o->settle_ms,
+			.orphans_only = o->orphans != 0,
 			.stop = guard_stop,
 			.discovered = guard_discovered,
 			.ud = P,
@@ -478,8 +486,8 @@ int agc_prune(agc_ctx *ctx, const agc_prune_opts *o, int (*cb)(const agc_report 
 		return agc_error_set(-1, "agc_prune needs options of version %d", AGC_PRUNE_OPTS_VERSION);
 	if (o->flags & ~(unsigned)(AGC_PURGE_DRY_RUN | AGC_PURGE_SCRUB))
 		return agc_error_set(-1, "prune takes only the dry-run and scrub flags (flags 0x%x)", o->flags);
-	if (o->older_than_ms <= 0 && !o->keep_given && !o->project && !o->project_gone)
-		return agc_error_set(-1, "prune needs a selector: an age, a keep list or a project");
+	if (o->older_than_ms <= 0 && !o->keep_given && !o->project && !o->project_gone && !o->orphans)
+		return agc_error_set(-1, "prune needs a selector: an age, a keep list, a project or orphans");
 	if (o->settle_ms < 0 || o->older_than_ms < 0)
 		return agc_error_set(-1, "prune's times cannot be negative");
 	if (o->agents) {

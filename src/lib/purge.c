@@ -3045,6 +3045,14 @@ static const char *guard_skip(agc_ctx *ctx, const agc_guard *g, const agc_plan *
 		if (bsearch(&id, g->keep, g->n_keep, sizeof(*g->keep), keep_cmp))
 			return "kept";
 	}
+	if (g->orphans_only) {
+		for (i = 0; i < p->arts.n; i++)
+			if (p->arts.v[i].flags & AGC_ART_RECORD)
+				return "recorded";
+		for (i = 0; i < p->rows.n; i++)
+			if (p->rows.v[i].record && p->rows.v[i].count)
+				return "recorded";
+	}
 	if (g->settle_ms > 0) {
 		int64_t last = p->meta.updated_ms, cut = agc_ctx_now_ms(ctx) - g->settle_ms;
 

@@ -1428,6 +1428,8 @@ static int ls_add(agc_ls_sink *s, const agc_session_info *in, size_t gate)
 
 	if (in->parent && !o->children)
 		return 0;
+	if (in->orphan && !o->orphans)
+		return 0;
 	if ((ok = select_ok(&c->sel, o, in)) <= 0)
 		return ok;
 	if (o->older_than_ms > 0 && in->updated_ms > c->now_ms - o->older_than_ms)

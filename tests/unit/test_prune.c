@@ -231,6 +231,44 @@ static void test_prune_settle_floor_from_listing(void **state)
 	assert_true(rec(I("c")));
 }
 
+/* --orphans: only what the listing calls an orphan is a candidate, and one whose record its own
+ * discovery finds again (it came back between the listing and the purge) is skipped,
+ * "recorded", whole. */
+static void test_prune_orphans(void **state)
+{
+	agc_prune_opts o = AGC_PRUNE_OPTS_INIT;
+	agc_prune_summary sum;
+	seen s = {0};
+
+	(void)state;
+	session(I("a"), NULL, now - 40 * DAY, now - 40 * DAY); /* a session with its record */
+	session(I("o"), NULL, now - 40 * DAY, now - 40 * DAY); /* an orphan: its record is gone */
+	fake_list[1].orphan = 1;
+	assert_int_equal(unlink(t_path(t_fmt("home/fake/sessions/%s.rec", I("o")))), 0);
+	session(I("r"), NULL, now - 40 * DAY, now - 40 * DAY); /* listed as one, its record back */
+	fake_list[2].orphan = 1;
+	o.orphans = 1;
+	assert_int_equal(agc_prune(ctx, &o, on_report, &s, &sum), 0);
+	assert_string_equal(what_of(&s, I("a")), "-");
+	assert_true(rec(I("a")));
+	assert_string_equal(what_of(&s, I("o")), "purged");
+	assert_false(t_exists(t_fmt("home/fake/sessions/%s", I("o"))));
+	assert_string_equal(what_of(&s, I("r")), "recorded");
+	assert_true(rec(I("r")) && t_exists(t_fmt("home/fake/sessions/%s/notes.md", I("r"))));
+	assert_int_equal(sum.candidates, 2);
+	assert_int_equal(sum.purged, 1);
+	assert_int_equal(sum.skipped_recorded, 1);
+	/* and with an age: an orphan younger than it is no candidate */
+	session(I("y"), NULL, now - 2 * DAY, now - 2 * DAY);
+	fake_list[3].orphan = 1;
+	assert_int_equal(unlink(t_path(t_fmt("home/fake/sessions/%s.rec", I("y")))), 0);
+	memset(&s, 0, sizeof(s));
+	o.older_than_ms = 10 * DAY;
+	assert_int_equal(agc_prune(ctx, &o, on_report, &s, &sum), 0);
+	assert_string_equal(what_of(&s, I("y")), "-");
+	assert_true(t_exists(t_fmt("home/fake/sessions/%s", I("y"))));
+}
+
 static void test_prune_budget_zero_and_state(void **state)
 {
 	agc_prune_opts o = AGC_PRUNE_OPTS_INIT;
@@ -290,6 +328,7 @@ int main(void)
 		TT(test_prune_refuses_bad_options),
 		TT(test_prune_select_keep_settle),
 		TT(test_prune_settle_floor_from_listing),
+		TT(test_prune_orphans),
 		TT(test_prune_budget_zero_and_state),
 		TT(test_prune_caller_stops),
 	};

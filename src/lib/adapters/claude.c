@@ -2449,6 +2449,7 @@ typedef struct row {
 	size_t gate;   /* its entry of ls's gate (R5); a sub-agent's is its parent's */
 	int64_t proj_mtime; /* newest mtime of what the gate sees of it under projects/ */
 	bool live;
+	bool orphan;        /* ls --orphans: no transcript of it anywhere (collect_orphans) */
 	const char *parent; /* sub-agents; in rows.projects */
 } row;
 
@@ -2460,6 +2461,21 @@ typedef struct rows {
 	uint32_t *slots; /* open addressing: index + 1, 0 = empty */
 	size_t nslots;
 } rows;
+
+/* Ids that have a transcript (<S>.jsonl of any type, its name in any letter case) in some
+ * projects/ dir, for ls --orphans: what makes an id no orphan. */
+typedef struct uuid_s {
+	char s[AGC_UUID_LEN + 1];
+} uuid_s;
+
+typedef struct recset {
+	uuid_s *v;
+	size_t n, cap;
+	bool on;       /* ls --orphans: collected */
+	bool complete; /* every projects/ dir was listed to its end: an id not in v has no
+			  transcript there */
+	char why[4200]; /* else: what could not be listed */
+} recset;
 
 static uint32_t hash_id(const char *id)
 {
@@ -2527,36 +2543,44 @@ static DIR *ls_dir(agc_ls_sink *sink, const agc_root *root, int rootfd, const ch
 	return d;
 }
 
-/* The root session a name in one of the config dir's flat dirs belongs to, by the names
+/* The root session id a name in one of the config dir's flat dirs is named after, by the names
  * discovery gives its artifacts there (claude_discover): <S> in file-history/, session-env/,
  * tasks/, image-cache/, uploads/, jobs/; <S>.txt in debug/; <S>-agent-<A>.json in todos/;
- * 1p_failed_events.<S>.<...> in telemetry/. A prefix twin (<S>x) is no one's (R4). */
-static row *side_owner(rows *r, const char *dir, const char *name)
+ * 1p_failed_events.<S>.<...> in telemetry/. false for a name of no session's form. */
+static bool side_uuid(const char *dir, const char *name, char id[AGC_UUID_LEN + 1])
 {
 	size_t nl = strlen(name);
-	char id[AGC_UUID_LEN + 1];
 	const char *u = name;
 
 	if (strcmp(dir, "debug") == 0) {
 		if (nl != AGC_UUID_LEN + 4 || strcmp(name + AGC_UUID_LEN, ".txt") != 0)
-			return NULL;
+			return false;
 	} else if (strcmp(dir, "todos") == 0) {
 		if (nl <= AGC_UUID_LEN + 7 + 5 || strncmp(name + AGC_UUID_LEN, "-agent-", 7) != 0 ||
 		    strcmp(name + nl - 5, ".json") != 0)
-			return NULL;
+			return false;
 	} else if (strcmp(dir, "telemetry") == 0) {
 		if (strncmp(name, "1p_failed_events.", 17) != 0 || nl <= 17 + AGC_UUID_LEN + 1 ||
 		    name[17 + AGC_UUID_LEN] != '.')
-			return NULL;
+			return false;
 		u = name + 17;
 	} else if (nl != AGC_UUID_LEN) {
-		return NULL;
+		return false;
 	}
 	if (!agc_id_is_uuid(u, AGC_UUID_LEN))
-		return NULL;
+		return false;
 	memcpy(id, u, AGC_UUID_LEN);
 	id[AGC_UUID_LEN] = '\0';
-	return rows_find(r, id);
+	return true;
+}
+
+/* The root session a name in one of the config dir's flat dirs belongs to (side_uuid). A
+ * prefix twin (<S>x) is no one's (R4). */
+static row *side_owner(rows *r, const char *dir, const char *name)
+{
+	char id[AGC_UUID_LEN + 1];
+
+	return side_uuid(dir, name, id) ? rows_find(r, id) : NULL;
 }
 
 /* Charge every entry of dir that belongs to a session (side_owner) to it: its figures and its
@@ -3138,6 +3162,7 @@ typedef struct pnames {
 	size_t n, cap;
 	char **sorted;
 	bool exact;  /* listed to its end, names compared as the file system does: else probe */
+	int cut;     /* the listing stopped at this error before its end, else 0 */
 } pnames;
 
 static int str_cmp(const void *a, const void *b)
@@ -3183,6 +3208,7 @@ static int pnames_read(pnames *pn, DIR *pd)
 		}
 	}
 	/* a listing cut short by an error tells nothing of what it did not reach */
+	pn->cut = errno;
 	pn->exact = errno == 0 && agc_scan_names_exact(dirfd(pd));
 	if (pn->n && !(pn->sorted = malloc(pn->n * sizeof(*pn->sorted))))
 		return agc_error_oom();
@@ -3292,39 +3318,106 @@ static int list_session(rows *r, agc_ls_sink *sink, int cfg, bool children, int 
 	return 0;
 }
 
+/* Note in rec that the projects/ dirs could not all be listed (the first reason said). */
+static void rec_incomplete(recset *rec, const char *what, int err)
+{
+	if (!rec->complete)
+		return;
+	rec->complete = false;
+	snprintf(rec->why, sizeof(rec->why), "cannot list '%s': %s", what, strerror(err));
+}
+
+/* Note name, an entry of a projects/ dir, in rec when it is a transcript's (any letter case). */
+static int rec_name(recset *rec, const char *name)
+{
+	size_t nl = strlen(name), k;
+	uuid_s *u;
+
+	if (!rec->on || nl != AGC_UUID_LEN + 6 || strcasecmp(name + AGC_UUID_LEN, ".jsonl") != 0)
+		return 0;
+	if (!(u = AGC_ARRAY_PUSH(rec, (size_t)1 << 26)))
+		return -1;
+	for (k = 0; k < AGC_UUID_LEN; k++)
+		u->s[k] = (char)(name[k] >= 'A' && name[k] <= 'F' ? name[k] - 'A' + 'a' : name[k]);
+	u->s[AGC_UUID_LEN] = '\0';
+	if (!agc_id_is_uuid(u->s, AGC_UUID_LEN))
+		rec->n--;
+	return 0;
+}
+
+static int uuid_cmp(const void *a, const void *b)
+{
+	return strcmp(((const uuid_s *)a)->s, ((const uuid_s *)b)->s);
+}
+
+static bool rec_has(const recset *rec, const char *id)
+{
+	uuid_s k;
+
+	memcpy(k.s, id, AGC_UUID_LEN + 1);
+	return rec->n && bsearch(&k, rec->v, rec->n, sizeof(*rec->v), uuid_cmp);
+}
+
 static int list_projects(rows *r, agc_ls_sink *sink, const agc_root *root, int cfg, bool children,
-			 pending *pend)
+			 pending *pend, recset *rec)
 {
 	DIR *d = ls_dir(sink, root, cfg, "projects");
 	struct dirent *e;
 	size_t seen = 0;
 	int todos = -1, rc = 0;
 
-	if (!d)
+	if (!d) {
+		if (errno != ENOENT && errno != ENOTDIR)
+			rec_incomplete(rec, "projects", errno);
 		return 0;
-	while (rc == 0 && (e = readdir(d)) && seen++ < DIR_ENTRIES_MAX) {
+	}
+	for (;;) {
 		DIR *pd;
 		char rel[4096];
 		pnames pn = {0};
 		size_t j;
 
+		if (rc != 0)
+			break;
+		errno = 0;
+		if (!(e = readdir(d))) {
+			if (errno)
+				rec_incomplete(rec, "projects", errno);
+			break;
+		}
+		if (seen++ >= DIR_ENTRIES_MAX) {
+			rec_incomplete(rec, "projects", E2BIG);
+			break;
+		}
+		if (e->d_name[0] == '.' && (!e->d_name[1] || (e->d_name[1] == '.' && !e->d_name[2])))
+			continue;
 		if (e->d_name[0] == '.' || !agc_id_path_safe(e->d_name))
 			continue;
 		snprintf(rel, sizeof(rel), "projects/%s", e->d_name);
 		pd = ls_dir(sink, root, cfg, rel);
-		if (!pd)
+		if (!pd) {
+			/* a link, a dir that cannot be read: a transcript may be behind it */
+			if (errno != ENOENT && errno != ENOTDIR)
+				rec_incomplete(rec, rel, errno);
 			continue;
+		}
 		if (pnames_read(&pn, pd) < 0) {
 			pnames_release(&pn);
 			closedir(pd);
 			rc = -1;
 			break;
 		}
+		if (pn.cut)
+			rec_incomplete(rec, rel, pn.cut);
 		for (j = 0; rc == 0 && j < pn.n; j++) {
 			const char *name = pn.v[j];
 			size_t nl = strlen(name);
 			struct stat st;
 
+			if (rec_name(rec, name) < 0) {
+				rc = -1;
+				break;
+			}
 			if (nl != AGC_UUID_LEN + 6 || strcmp(name + AGC_UUID_LEN, ".jsonl") != 0 ||
 			    !agc_id_is_uuid(name, AGC_UUID_LEN)) {
 				pend_ent *slot;
@@ -3489,12 +3582,96 @@ static void mark_live(rows *r, agc_ctx *ctx, agc_ls_sink *sink, const agc_root *
 	agc_buf_release(&text);
 }
 
+/* An orphan row for id (ls --orphans), unless it is listed already or has a transcript. */
+static int add_orphan(rows *r, const recset *rec, agc_ls_sink *sink, const char *id)
+{
+	row *w;
+	size_t j;
+
+	if (rows_find(r, id) || rec_has(rec, id))
+		return 0;
+	if (!(w = AGC_ARRAY_PUSH(r, (size_t)1 << 26)))
+		return -1;
+	memcpy(w->id, id, AGC_UUID_LEN + 1);
+	w->orphan = true;
+	w->gate = agc_ls_gate_new(sink, claude_index());
+	agc_ls_gate_id(sink, w->gate, id);
+	if (r->n * 2 > r->nslots)
+		return rows_index(r);
+	for (j = hash_id(id) & (r->nslots - 1); r->slots[j]; j = (j + 1) & (r->nslots - 1))
+		;
+	r->slots[j] = (uint32_t)r->n;
+	return 0;
+}
+
+/* SPEC "ls --orphans": the ids whose transcript is gone but whose other artifacts remain, by
+ * the names discovery gives them (claude_discover): a session dir <S> in a projects/ dir, <S>
+ * in the flat dirs of the config dir (side_uuid), <S> in a key dir of the temp root. Each is
+ * charged with the rest by the passes that follow (charge_pending, charge_dir,
+ * charge_temp_dir). The scratchpads (s/<hash of S>) name no id and stay with the bulk. */
+static int collect_orphans(rows *r, const recset *rec, agc_ls_sink *sink, const agc_rootset *rs, int cfg,
+			   int tmp, uid_t uid, const pending *pend, const char *const *side, size_t nside)
+{
+	char id[AGC_UUID_LEN + 1];
+	size_t i;
+
+	for (i = 0; i < pend->n; i++) {
+		const char *name = strrchr(pend->v[i].rel, '/') + 1;
+
+		if (strlen(name) == AGC_UUID_LEN && add_orphan(r, rec, sink, name) < 0)
+			return -1;
+	}
+	for (i = 0; i < nside; i++) {
+		DIR *d = ls_dir(sink, &rs->v[R_CONFIG], cfg, side[i]);
+		struct dirent *e;
+		size_t seen = 0;
+
+		while (d && (e = readdir(d)) && seen++ < DIR_ENTRIES_MAX)
+			if (side_uuid(side[i], e->d_name, id) && add_orphan(r, rec, sink, id) < 0) {
+				closedir(d);
+				return -1;
+			}
+		if (d)
+			closedir(d);
+	}
+	if (tmp >= 0) {
+		char top[64], rel[4096];
+		DIR *d, *kd;
+		struct dirent *e, *f;
+		size_t seen = 0;
+
+		snprintf(top, sizeof(top), "claude-%lu", (unsigned long)uid);
+		d = ls_dir(sink, &rs->v[R_TEMP], tmp, top);
+		while (d && (e = readdir(d)) && seen++ < DIR_ENTRIES_MAX) {
+			size_t seen2 = 0;
+
+			if (e->d_name[0] == '.' || strcmp(e->d_name, "s") == 0 || !agc_id_path_safe(e->d_name) ||
+			    (size_t)snprintf(rel, sizeof(rel), "%s/%s", top, e->d_name) >= sizeof(rel))
+				continue;
+			kd = ls_dir(sink, &rs->v[R_TEMP], tmp, rel);
+			while (kd && (f = readdir(kd)) && seen2++ < DIR_ENTRIES_MAX)
+				if (strlen(f->d_name) == AGC_UUID_LEN && agc_id_is_uuid(f->d_name, AGC_UUID_LEN) &&
+				    add_orphan(r, rec, sink, f->d_name) < 0) {
+					closedir(kd);
+					closedir(d);
+					return -1;
+				}
+			if (kd)
+				closedir(kd);
+		}
+		if (d)
+			closedir(d);
+	}
+	return 0;
+}
+
 static int claude_list(agc_ctx *ctx, const agc_rootset *rs, const agc_ls_opts *opts, agc_ls_sink *sink)
 {
 	static const char *const side[] = {"file-history", "session-env", "tasks", "image-cache",
 					   "uploads", "jobs", "debug", "todos", "telemetry"};
 	rows r = {0};
 	pending pend = {0};
+	recset rec = {0};
 	scratch_ent *scratch = NULL;
 	size_t nscratch = 0;
 	int cfg = rs->v[R_CONFIG].exists ? agc_walk_open_root(rs->v[R_CONFIG].real) : -1;
@@ -3505,13 +3682,31 @@ static int claude_list(agc_ctx *ctx, const agc_rootset *rs, const agc_ls_opts *o
 	r.keep_prompt = opts && opts->grep;
 	if (cfg < 0)
 		goto out;
-	if (list_projects(&r, sink, &rs->v[R_CONFIG], cfg, opts && opts->children, &pend) < 0) {
+	rec.on = opts && opts->orphans;
+	rec.complete = true;
+	if (list_projects(&r, sink, &rs->v[R_CONFIG], cfg, opts && opts->children, &pend, &rec) < 0) {
 		rc = -1;
 		goto out;
 	}
 	if (rows_index(&r) < 0) {
 		rc = -1;
 		goto out;
+	}
+	if (rec.on && !rec.complete) {
+		/* a transcript that could not be seen would make a session's files look orphaned */
+		char *msg = agc_strfmt("claude orphans not listed: %s", rec.why);
+
+		if (msg && sink->warn)
+			sink->warn(sink, msg);
+		free(msg);
+	} else if (rec.on) {
+		if (rec.n > 1)
+			qsort(rec.v, rec.n, sizeof(*rec.v), uuid_cmp);
+		if (collect_orphans(&r, &rec, sink, rs, cfg, tmp, ctx->home_uid, &pend, side,
+				    sizeof(side) / sizeof(side[0])) < 0) {
+			rc = -1;
+			goto out;
+		}
 	}
 	/* SPEC "Sizes": every artifact discovery would find of each session, in one pass over
 	 * each dir (not one discovery per session) */
@@ -3566,6 +3761,7 @@ static int claude_list(agc_ctx *ctx, const agc_rootset *rs, const agc_ls_opts *o
 			.bytes = r.v[i].sz.bytes,
 			.disk = r.v[i].sz.disk,
 			.live = r.v[i].live,
+			.orphan = r.v[i].orphan,
 		};
 
 		if (sink->add(sink, &info, r.v[i].gate) < 0) {
@@ -3585,6 +3781,7 @@ out:
 	for (i = 0; i < pend.n; i++)
 		free(pend.v[i].rel);
 	free(pend.v);
+	free(rec.v);
 	free(scratch);
 	free(r.v);
 	free(r.slots);

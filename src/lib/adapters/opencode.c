@@ -1058,6 +1058,8 @@ typedef struct orow {
 	agc_size sz;    /* SPEC "Sizes": what discovery would find of it, children added later */
 	uint64_t via;   /* bytes of parts reached through its messages, while they are counted */
 	size_t gate;    /* its entry of ls's gate (R5) */
+	bool orphan;    /* ls --orphans: rows or legacy files of an id no session row or file names */
+	bool legacy;    /* listed from its legacy session file: no store has its session row */
 } orow;
 
 typedef struct orows {
@@ -1806,6 +1808,7 @@ static int list_legacy_cb(int pdfd, const char *name, json_t *j, void *ud)
 	if (!w)
 		return -1;
 	w->id = agc_strdup(id);
+	w->legacy = true;
 	w->gate = agc_ls_gate_new(L->sink, oc_index());
 	if (w->id)
 		agc_ls_gate_id(L->sink, w->gate, w->id);
@@ -1997,6 +2000,303 @@ static void charge_files(orows *rows, int datafd, agc_ls_sink *sink)
 		each_legacy_session(datafd, false, false, charge_session_cb, &C);
 }
 
+/* Charge the rows the stores hold of the sessions listed from their legacy files only. */
+static int legacy_rows(orows *rows, const stores *S)
+{
+	orows l = {0};
+	size_t i, j;
+
+	for (i = 0; i < rows->n; i++)
+		if (rows->v[i].legacy && !AGC_ARRAY_PUSH(&l, (size_t)1 << 24)) {
+			free(l.v);
+			return agc_error_oom();
+		} else if (rows->v[i].legacy) {
+			l.v[l.n - 1] = rows->v[i];
+		}
+	for (j = 0; l.n && j < S->n; j++)
+		if (S->v[j].db && !S->v[j].linked)
+			charge_store(&l, S->v[j].db, &S->v[j].s);
+	/* the copies (sorted, as rows is) give their figures back */
+	for (i = 0, j = 0; i < rows->n && j < l.n; i++)
+		if (rows->v[i].legacy)
+			rows->v[i].sz = l.v[j++].sz;
+	free(l.v);
+	return 0;
+}
+
+/* ---- orphans (ls --orphans) ---------------------------------------------------------------- */
+
+/* The session ids of every session table of every store and of every legacy session file (by
+ * its name, whatever it holds), sorted into rec: what makes an id no orphan. false, with why,
+ * when one of them could not be read to its end: then an id could look orphaned whose record is
+ * only unreadable, and no orphan is listed. */
+static bool oc_records(const stores *S, int datafd, int data_err, nameset *rec, char *why, size_t nwhy)
+{
+	nameset top;
+	size_t i, k;
+	bool ok = true;
+
+	memset(rec, 0, sizeof(*rec));
+	for (i = 0; ok && i < S->n; i++) {
+		const store *st = &S->v[i];
+
+		if (!st->db) {
+			snprintf(why, nwhy, "%s", st->err ? st->err : "a database cannot be read");
+			return false;
+		}
+		for (k = 0; ok && k < st->s.nsess; k++) {
+			char *t = agc_db_ident(st->s.sess[k]), *sql = t ? agc_strfmt("SELECT \"id\" FROM %s", t) : NULL;
+			sqlite3_stmt *q = NULL;
+			int r = SQLITE_ERROR;
+
+			if (sql && sqlite3_prepare_v2(st->db, sql, -1, &q, NULL) == SQLITE_OK) {
+				while ((r = sqlite3_step(q)) == SQLITE_ROW) {
+					const char *id = (const char *)sqlite3_column_text(q, 0);
+					char **slot;
+
+					if (!id)
+						continue;
+					if (!(slot = AGC_ARRAY_PUSH(rec, (size_t)1 << 26)) || !(*slot = agc_strdup(id))) {
+						if (slot)
+							rec->n--;
+						r = SQLITE_NOMEM;
+						break;
+					}
+				}
+			}
+			if (r != SQLITE_DONE) {
+				snprintf(why, nwhy, "cannot read the sessions of '%s': %s", st->rel,
+					 sqlite3_errmsg(st->db));
+				ok = false;
+			}
+			sqlite3_finalize(q);
+			free(sql);
+			free(t);
+		}
+	}
+	memset(&top, 0, sizeof(top));
+	if (ok && datafd < 0 && data_err) {
+		snprintf(why, nwhy, "cannot read the data dir: %s", strerror(data_err));
+		ok = false;
+	}
+	if (datafd >= 0)
+		nameset_list(&top, datafd, "storage/session");
+	else
+		top.listed = true;
+	if (ok && !top.listed) {
+		snprintf(why, nwhy, "cannot list 'storage/session' of the data dir");
+		ok = false;
+	}
+	for (i = 0; ok && i < top.n; i++) {
+		char rel[1024];
+		nameset pd;
+
+		if (!agc_id_path_safe(top.v[i])) {
+			snprintf(why, nwhy, "a project dir of 'storage/session' has a name agentgc does not follow");
+			ok = false;
+			break;
+		}
+		snprintf(rel, sizeof(rel), "storage/session/%s", top.v[i]);
+		nameset_list(&pd, datafd, rel);
+		if (!pd.listed) {
+			snprintf(why, nwhy, "cannot list '%s' of the data dir", rel);
+			ok = false;
+		}
+		for (k = 0; ok && k < pd.n; k++) {
+			size_t nl = strlen(pd.v[k]);
+			char **slot;
+
+			if (nl <= 5 || strcmp(pd.v[k] + nl - 5, ".json") != 0)
+				continue;
+			if (!(slot = AGC_ARRAY_PUSH(rec, (size_t)1 << 26)) || !(*slot = agc_strndup(pd.v[k], nl - 5))) {
+				if (slot)
+					rec->n--;
+				snprintf(why, nwhy, "out of memory");
+				ok = false;
+			}
+		}
+		nameset_release(&pd);
+	}
+	nameset_release(&top);
+	if (rec->n > 1)
+		qsort(rec->v, rec->n, sizeof(*rec->v), cmp_name);
+	rec->listed = true;
+	return ok;
+}
+
+/* An orphan candidate: id (not yet checked), last seen at updated (ms, 0 unknown). */
+static int orphan_add(orows *o, const char *id, int64_t updated)
+{
+	char canon[AGC_ID_MAX];
+	orow *w;
+
+	if (!id || agc_id_opencode(id, canon) < 0)
+		return 0;
+	if (!(w = AGC_ARRAY_PUSH(o, (size_t)1 << 24)) || !(w->id = agc_strdup(id))) {
+		if (w)
+			o->n--;
+		return agc_error_oom();
+	}
+	w->updated = updated;
+	w->orphan = true;
+	return 0;
+}
+
+/* The ids that rows of the store's tables (other than its session tables) and the legacy
+ * store's per-session files are keyed by, as discovery deletes them (db_rowsets,
+ * legacy_files). */
+static int orphan_candidates(const store *st, orows *o)
+{
+	size_t i, k, c;
+
+	for (i = 0; i < st->s.n; i++) {
+		const char *t = st->s.tables[i];
+		bool is_sess = false;
+
+		for (k = 0; k < st->s.nsess; k++)
+			is_sess |= strcmp(t, st->s.sess[k]) == 0;
+		if (is_sess)
+			continue;
+		for (c = 0; c < 2; c++) {
+			const char *col = c == 0 ? "session_id" : "aggregate_id";
+			const char *tm = agc_db_has_column(st->db, t, "time_updated")   ? "\"time_updated\""
+					 : agc_db_has_column(st->db, t, "time_created") ? "\"time_created\""
+											: "0";
+			char *ti, *sql;
+			sqlite3_stmt *q = NULL;
+
+			if (!agc_db_has_column(st->db, t, col))
+				continue;
+			ti = agc_db_ident(t);
+			sql = ti ? agc_strfmt("SELECT \"%s\", max(%s) FROM %s WHERE \"%s\" IS NOT NULL GROUP BY \"%s\"",
+					      col, tm, ti, col, col)
+				 : NULL;
+			free(ti);
+			if (!sql)
+				return agc_error_oom();
+			if (sqlite3_prepare_v2(st->db, sql, -1, &q, NULL) == SQLITE_OK)
+				while (sqlite3_step(q) == SQLITE_ROW)
+					if (sqlite3_column_type(q, 0) == SQLITE_TEXT &&
+					    orphan_add(o, (const char *)sqlite3_column_text(q, 0), sqlite3_column_int64(q, 1)) < 0) {
+						sqlite3_finalize(q);
+						free(sql);
+						return -1;
+					}
+			sqlite3_finalize(q);
+			free(sql);
+		}
+	}
+	return 0;
+}
+
+static int orphan_files(int datafd, orows *o)
+{
+	static const char *const dirs[] = {"storage/message", "storage/todo", "storage/session_share",
+					   "storage/session_diff"};
+	size_t i, k;
+
+	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		nameset ns;
+
+		nameset_list(&ns, datafd, dirs[i]);
+		for (k = 0; k < ns.n; k++) {
+			char id[AGC_ID_MAX + 8], rel[1024];
+			size_t nl = strlen(ns.v[k]);
+			struct stat st;
+
+			if (i > 0 && (nl <= 5 || strcmp(ns.v[k] + nl - 5, ".json") != 0))
+				continue;
+			if (i > 0)
+				nl -= 5;
+			if (nl >= AGC_ID_MAX)
+				continue;
+			memcpy(id, ns.v[k], nl);
+			id[nl] = '\0';
+			snprintf(rel, sizeof(rel), "%s/%s", dirs[i], ns.v[k]);
+			if (fstatat(datafd, rel, &st, AT_SYMLINK_NOFOLLOW) < 0)
+				continue;
+			if (orphan_add(o, id, (int64_t)st.st_mtim.tv_sec * 1000 + st.st_mtim.tv_nsec / 1000000) < 0) {
+				nameset_release(&ns);
+				return -1;
+			}
+		}
+		nameset_release(&ns);
+	}
+	return 0;
+}
+
+/* SPEC "ls --orphans": rows and legacy files of ids that no session row and no legacy session
+ * file names, appended to rows (sorted again), each charged as the sessions are (charge_store,
+ * charge_files) with the gate entry its purge's discovery would have. */
+static int oc_orphans(orows *rows, const stores *S, int datafd, int data_err, agc_ls_sink *sink)
+{
+	nameset rec;
+	orows o = {0};
+	char why[4200];
+	size_t i, j, n;
+	int rc = 0;
+
+	if (!oc_records(S, datafd, data_err, &rec, why, sizeof(why))) {
+		char *msg = agc_strfmt("opencode orphans not listed: %s", why);
+
+		if (msg && sink->warn)
+			sink->warn(sink, msg);
+		free(msg);
+		nameset_release(&rec);
+		return 0;
+	}
+	for (i = 0; rc == 0 && i < S->n; i++)
+		if (S->v[i].db && !S->v[i].linked)
+			rc = orphan_candidates(&S->v[i], &o);
+	if (rc == 0 && datafd >= 0)
+		rc = orphan_files(datafd, &o);
+	/* one row per id, its newest time; none that has a record or is listed */
+	if (o.n > 1)
+		qsort(o.v, o.n, sizeof(*o.v), cmp_orow);
+	for (i = 0, n = 0; i < o.n; i++) {
+		const char *id = o.v[i].id;
+
+		if (n && strcmp(o.v[n - 1].id, id) == 0) {
+			if (o.v[i].updated > o.v[n - 1].updated)
+				o.v[n - 1].updated = o.v[i].updated;
+			free(o.v[i].id);
+			continue;
+		}
+		if (bsearch(&id, rec.v, rec.n, sizeof(*rec.v), cmp_name) || orow_bsearch(rows, id)) {
+			free(o.v[i].id);
+			continue;
+		}
+		o.v[n++] = o.v[i];
+	}
+	o.n = n;
+	nameset_release(&rec);
+	for (i = 0; i < o.n; i++) {
+		o.v[i].gate = agc_ls_gate_new(sink, oc_index());
+		agc_ls_gate_id(sink, o.v[i].gate, o.v[i].id);
+	}
+	for (i = 0; rc == 0 && o.n && i < S->n; i++)
+		if (S->v[i].db && !S->v[i].linked)
+			charge_store(&o, S->v[i].db, &S->v[i].s);
+	if (rc == 0 && o.n && datafd >= 0)
+		charge_files(&o, datafd, sink);
+	for (i = 0; rc == 0 && i < o.n; i++) {
+		orow *w = AGC_ARRAY_PUSH(rows, (size_t)1 << 24);
+
+		if (!w) {
+			rc = -1;
+			break;
+		}
+		*w = o.v[i];
+		o.v[i].id = NULL;
+	}
+	for (j = 0; j < o.n; j++)
+		free(o.v[j].id);
+	free(o.v);
+	if (rows->n > 1)
+		qsort(rows->v, rows->n, sizeof(*rows->v), cmp_orow);
+	return rc;
+}
+
 static int oc_list(agc_ctx *ctx, const agc_rootset *rs, const agc_ls_opts *opts, agc_ls_sink *sink)
 {
 	agc_size *own;
@@ -2017,8 +2317,15 @@ static int oc_list(agc_ctx *ctx, const agc_rootset *rs, const agc_ls_opts *opts,
 	if (datafd >= 0) {
 		list_legacy(&rows, datafd, sink);
 		charge_files(&rows, datafd, sink);
-		close(datafd);
 	}
+	/* a session of the legacy store may have rows in a store too (a half import, a row
+	 * deleted by hand): discovery deletes them with it, so they count */
+	if (rc == 0 && legacy_rows(&rows, &S) < 0)
+		rc = -1;
+	if (rc == 0 && opts && opts->orphans && oc_orphans(&rows, &S, datafd, rs->v[R_DATA].exists ? (rs->v[R_DATA].err ? rs->v[R_DATA].err : (datafd < 0 ? EIO : 0)) : 0, sink) < 0)
+		rc = -1;
+	if (datafd >= 0)
+		close(datafd);
 	/* R5: a process holding any store's database, its WAL or shared memory holds every
 	 * session (discover_store watches every readable store for each) */
 	for (i = 0; i < S.n; i++) {
@@ -2085,6 +2392,7 @@ static int oc_list(agc_ctx *ctx, const agc_rootset *rs, const agc_ls_opts *opts,
 			.updated_ms = rows.v[i].updated,
 			.bytes = rows.v[i].sz.bytes,
 			.disk = rows.v[i].sz.disk,
+			.orphan = rows.v[i].orphan,
 		};
 
 		if (sink->add(sink, &info, rows.v[i].gate) < 0)

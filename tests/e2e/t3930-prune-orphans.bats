@@ -1,0 +1,190 @@
+#!/usr/bin/env bats
+# SPEC "ls --orphans", "prune --orphans": what is left of sessions whose record is gone (a
+# Claude transcript, an OpenCode session row) is listed with orphan:true and pruned under the
+# purge's rules, and nothing that belongs to a session with a record is touched.
+
+load lib
+load pr
+
+# The artifacts the manifest gives session $1.
+arts_of() { jq -r --arg id "$1" 'select(.id == $id) | .artifacts[]' "$MAN"; }
+
+# A Claude session with a transcript and side files (dirs in file-history/, session-env/...).
+claude_full() {
+	local id
+	for id in $(jq -r 'select(.agent == "claude" and .parent == null) | .id' "$MAN"); do
+		if arts_of "$id" | grep -q "/file-history/$id$" && arts_of "$id" | grep -q "/projects/.*/$id$"; then
+			echo "$id"
+			return 0
+		fi
+	done
+	return 1
+}
+
+# An OpenCode root session that has no legacy session file (its record is its row).
+oc_row_only() {
+	local id
+	for id in $(jq -r 'select(.agent == "opencode" and .parent == null) | .id' "$MAN"); do
+		if ! find "$HOME" -path "*/storage/session/*" -name "$id.json" | grep -q .; then
+			echo "$id"
+			return 0
+		fi
+	done
+	return 1
+}
+
+oc_db() { find "$HOME" -name opencode.db | head -n1; }
+
+@test "ls --orphans: a Claude session whose transcript is gone is listed with orphan:true, sized as its purge" {
+	mk_home 6 0 0 0
+	local id
+	id=$(claude_full)
+	rm "$(arts_of "$id" | grep "/$id.jsonl$")"
+	# plain ls does not show it: it has no record
+	run -0 --separate-stderr agc --json ls
+	json_ok --arg id "$id" 'all(.[]; .id != $id)'
+	run -0 --separate-stderr agc --json ls --orphans
+	[[ -z $stderr ]]
+	json_ok --arg id "$id" 'map(select(.id == $id)) | length == 1 and (.[0] | .orphan == true and .project == null and .bytes > 0)'
+	# only that one is an orphan, and the others keep their figures
+	json_ok 'map(select(.orphan == true)) | length == 1'
+	local bytes
+	bytes=$(jq -r --arg id "$id" 'select(.id == $id) | .bytes' <<<"$output")
+	run -0 --separate-stderr agc --json purge claude "$id" --dry-run
+	json_ok --argjson b "$bytes" '.[0].status == "dry-run" and ([.[0].removed[].bytes] | add) == $b'
+	# the table says it too
+	run -0 --separate-stderr agc ls --orphans --wide
+	[[ $output == *"$id"*"(orphan: record gone)"* ]]
+}
+
+@test "prune --orphans: exactly what is left of the orphan goes; every session with a record stays whole" {
+	mk_home 6 0 0 0
+	local id before after
+	id=$(claude_full)
+	rm "$(arts_of "$id" | grep "/$id.jsonl$")"
+	before=$(home_state)
+	run -0 --separate-stderr agc --json prune --orphans --yes
+	json_ok --arg id "$id" 'map(select(.status == "purged")) | length == 1 and .[0].id == $id'
+	json_ok '.[-1].summary.purged == 1 and .[-1].summary.errors == 0'
+	after=$(home_state)
+	# what changed is the orphan's (its files, its scratchpad, its history lines), and
+	# nothing of it is left
+	local arts
+	arts=$(arts_of "$id")
+	while IFS=$'\t' read -r path _; do
+		[[ $path == */.claude/history.jsonl ]] && continue
+		grep -qxF -- "$path" <<<"$arts" && continue
+		while read -r a; do [[ $path == "$a"/* ]] && continue 2; done <<<"$arts"
+		echo "changed, not the orphan's: $path"
+		return 1
+	done < <(diff <(echo "$before") <(echo "$after") | sed -n 's/^[<>] //p')
+	[[ -z $(grep -- "$id" <<<"$after") ]]
+	[[ $(grep -c -- "$id" "$HOME/.claude/history.jsonl") == 0 ]]
+	while read -r a; do [[ ! -e $a && ! -L $a ]] || { echo "left: $a"; return 1; }; done < <(arts_of "$id")
+	# the others are all still listed
+	[[ $(roots | wc -l) == 5 ]]
+	# and a second run finds nothing
+	run -0 --separate-stderr agc --json prune --orphans --yes
+	json_ok '.[-1].summary.candidates == 0'
+}
+
+@test "prune --orphans: an old session with its transcript is not an orphan, whatever its age" {
+	mk_home 4 0 0 0
+	local before
+	before=$(home_state)
+	run -0 --separate-stderr agc --json prune --orphans --settle 0s --yes
+	json_ok '.[-1].summary.candidates == 0 and .[-1].summary.purged == 0'
+	diff <(echo "$before") <(home_state)
+}
+
+@test "ls --orphans: a projects dir that cannot be listed lists no Claude orphan, and says so" {
+	mk_home 6 0 0 0
+	local id key
+	id=$(claude_full)
+	rm "$(arts_of "$id" | grep "/$id.jsonl$")"
+	key=$(basename "$(dirname "$(arts_of "$id" | grep "/projects/.*/$id$")")")
+	# a transcript in a dir whose listing fails could be any session's record
+	export AGC_FAULT_READDIR=$key
+	run -0 --separate-stderr agc_faulty --json ls --orphans
+	[[ $stderr == *"claude orphans not listed: cannot list 'projects/$key'"* ]]
+	json_ok 'all(.[]; .orphan != true)'
+	local before
+	before=$(home_state)
+	run --separate-stderr agc_faulty --json prune --orphans --yes
+	json_ok '.[-1].summary.purged == 0'
+	diff <(echo "$before") <(home_state)
+}
+
+@test "R5 prune --orphans: an orphan a process names is live: listed live, skipped, kept" {
+	mk_home 4 0 0 0
+	local id
+	id=$(claude_full)
+	rm "$(arts_of "$id" | grep "/$id.jsonl$")"
+	spawn_argv --resume "$id"
+	run -0 --separate-stderr agc --json ls --orphans
+	json_ok --arg id "$id" 'any(.[]; .id == $id and .orphan == true and .live == true)'
+	run -0 --separate-stderr agc --json prune --orphans --yes
+	json_ok --arg id "$id" 'any(.[]; .id == $id and .status == "skipped" and .reason == "live")'
+	[[ -d $(arts_of "$id" | grep "/file-history/$id$") ]]
+}
+
+@test "ls and prune --orphans: OpenCode rows of a session whose row is gone go; no other session's row changes" {
+	mk_home 0 4 0 0
+	local id db others_before
+	id=$(oc_row_only)
+	db=$(oc_db)
+	# the agent's own delete cascades; one that did not (foreign keys off) leaves the rows
+	sqlite3 "$db" "PRAGMA foreign_keys = OFF; DELETE FROM session WHERE id = '$id';"
+	[[ $(sqlite3 "$db" "SELECT count(*) FROM message WHERE session_id = '$id'") -gt 0 ]]
+	others_before=$(sqlite3 "$db" "SELECT session_id, count(*) FROM message WHERE session_id != '$id' GROUP BY 1;
+		SELECT session_id, count(*) FROM part WHERE session_id != '$id' GROUP BY 1; SELECT count(*) FROM session;")
+	run -0 --separate-stderr agc --json ls --orphans
+	json_ok --arg id "$id" 'map(select(.id == $id)) | length == 1 and (.[0] | .orphan == true and .agent == "opencode" and .bytes > 0)'
+	local bytes
+	bytes=$(jq -r --arg id "$id" 'select(.id == $id) | .bytes' <<<"$output")
+	run -0 --separate-stderr agc --json purge opencode "$id" --dry-run
+	json_ok --argjson b "$bytes" '([.[0].removed[].bytes] | add) == $b'
+	run -0 --separate-stderr agc --json prune --orphans --yes
+	json_ok --arg id "$id" 'map(select(.status == "purged")) | length == 1 and .[0].id == $id'
+	[[ $(sqlite3 "$db" "SELECT count(*) FROM message WHERE session_id = '$id'") == 0 ]]
+	[[ $(sqlite3 "$db" "SELECT count(*) FROM part WHERE session_id = '$id'") == 0 ]]
+	[[ $(sqlite3 "$db" "SELECT session_id, count(*) FROM message WHERE session_id != '$id' GROUP BY 1;
+		SELECT session_id, count(*) FROM part WHERE session_id != '$id' GROUP BY 1; SELECT count(*) FROM session;") == "$others_before" ]]
+	[[ $(roots | wc -l) == 4 ]] || [[ $(roots | wc -l) == 3 ]]
+	run -0 --separate-stderr agc --json ls --orphans
+	json_ok 'all(.[]; .orphan != true)'
+}
+
+@test "ls --orphans: a legacy OpenCode message dir of no session is an orphan; a session's legacy file is a record" {
+	mk_home 0 3 0 0
+	local data ghost=ses_0000ghostorphan1xyzAB
+	data=$(dirname "$(oc_db)")
+	mkdir -p "$data/storage/message/$ghost" "$data/storage/part/msg_ghost1"
+	printf '{"id":"msg_ghost1","sessionID":"%s","role":"user"}' "$ghost" >"$data/storage/message/$ghost/msg_ghost1.json"
+	printf '{"id":"prt_1","messageID":"msg_ghost1","sessionID":"%s","type":"text","text":"hi"}' "$ghost" >"$data/storage/part/msg_ghost1/prt_1.json"
+	touch -d "@$((NOW - 5 * 86400))" "$data/storage/message/$ghost" "$data/storage/message/$ghost/msg_ghost1.json" \
+		"$data/storage/part/msg_ghost1" "$data/storage/part/msg_ghost1/prt_1.json"
+	run -0 --separate-stderr agc --json ls --orphans
+	json_ok --arg id "$ghost" 'any(.[]; .id == $id and .orphan == true and .bytes > 0)'
+	json_ok 'map(select(.orphan == true)) | length == 1'
+	run -0 --separate-stderr agc --json prune --orphans --yes
+	json_ok --arg id "$ghost" 'any(.[]; .id == $id and .status == "purged")'
+	[[ ! -e $data/storage/message/$ghost && ! -e $data/storage/part/msg_ghost1 ]]
+	[[ $(roots | wc -l) == 3 ]]
+}
+
+@test "ls --orphans: an OpenCode store that cannot be read lists no OpenCode orphan" {
+	mk_home 0 3 0 0
+	local id db
+	id=$(oc_row_only)
+	db=$(oc_db)
+	sqlite3 "$db" "PRAGMA foreign_keys = OFF; DELETE FROM session WHERE id = '$id';"
+	# a channel's database that is no database: its sessions cannot be told
+	echo "not a database" >"$(dirname "$db")/opencode-beta.db"
+	run --separate-stderr agc --json ls --orphans
+	[[ $stderr == *"opencode orphans not listed: cannot read"*"opencode-beta.db"* ]]
+	json_ok 'all(.[]; .orphan != true)'
+	run --separate-stderr agc --json prune --orphans --yes
+	json_ok '.[-1].summary.purged == 0'
+	[[ $(sqlite3 "$db" "SELECT count(*) FROM message WHERE session_id = '$id'") -gt 0 ]]
+}
