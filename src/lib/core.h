@@ -232,6 +232,9 @@ typedef struct agc_plan {
 			    not established count too, since there they only keep more */
 	bool again;      /* the discovery after a purge, for its residual: a store that cannot
 			    be read is left as residual, not an error that hides the rest (R7, R8) */
+	bool record_is_file; /* the session is on record by its AGC_ART_RECORD files alone (a Codex
+				rollout): its record rows (a threads row), kept for last as R6 asks,
+				do not make it one when the files are gone (prune --orphans) */
 	bool rows_unsized; /* a purge's discovery: rows are only counted (through the indexes),
 			      their bytes come from the deletes themselves (DELETE ... RETURNING,
 			      purge.c), so no row is read twice */

@@ -3049,7 +3049,7 @@ static const char *guard_skip(agc_ctx *ctx, const agc_guard *g, const agc_plan *
 		for (i = 0; i < p->arts.n; i++)
 			if (p->arts.v[i].flags & AGC_ART_RECORD)
 				return "recorded";
-		for (i = 0; i < p->rows.n; i++)
+		for (i = 0; !p->record_is_file && i < p->rows.n; i++)
 			if (p->rows.v[i].record && p->rows.v[i].count)
 				return "recorded";
 	}

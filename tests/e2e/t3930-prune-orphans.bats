@@ -188,3 +188,66 @@ oc_db() { find "$HOME" -name opencode.db | head -n1; }
 	json_ok '.[-1].summary.purged == 0'
 	[[ $(sqlite3 "$db" "SELECT count(*) FROM message WHERE session_id = '$id'") -gt 0 ]]
 }
+
+@test "ls and prune --orphans: a Codex thread whose rollout is gone: its rows, snapshot and marker go; no other thread's" {
+	mk_home 0 0 4 0
+	local id sq before_other
+	id=$(jq -r 'select(.agent == "codex" and .parent == null) | .id' "$MAN" | head -n1)
+	# its row is on record in the threads table; the rollout is what Codex resumes from
+	rm "$(arts_of "$id" | grep '/rollout-')"
+	sq=$(find "$HOME/.codex" -maxdepth 1 -name 'state_*.sqlite' | head -n1)
+	[[ $(sqlite3 "$sq" "SELECT count(*) FROM threads WHERE id = '$id'") == 1 ]]
+	before_other=$(sqlite3 "$sq" "SELECT id FROM threads WHERE id != '$id' ORDER BY 1")
+	run -0 --separate-stderr agc --json ls --orphans
+	json_ok --arg id "$id" 'map(select(.id == $id)) | length == 1 and (.[0] | .orphan == true and .agent == "codex" and .bytes > 0)'
+	json_ok 'map(select(.orphan == true)) | length == 1'
+	local bytes
+	bytes=$(jq -r --arg id "$id" 'select(.id == $id) | .bytes' <<<"$output")
+	run -0 --separate-stderr agc --json purge codex "$id" --dry-run
+	json_ok --argjson b "$bytes" '([.[0].removed[].bytes] | add) == $b'
+	run -0 --separate-stderr agc --json prune --orphans --yes
+	json_ok --arg id "$id" 'map(select(.status == "purged")) | length == 1 and .[0].id == $id'
+	[[ $(sqlite3 "$sq" "SELECT count(*) FROM threads WHERE id = '$id'") == 0 ]]
+	[[ $(sqlite3 "$sq" "SELECT id FROM threads WHERE id != '$id' ORDER BY 1") == "$before_other" ]]
+	# (a prefix twin <id>x.<n>.sh is another thread's: it stays)
+	[[ -z $(find "$HOME/.codex/shell_snapshots" "$HOME/.codex/tui-thread-reference-capabilities" \( -name "$id.*" -o -name "$id" \)) ]]
+	[[ $(roots | wc -l) == 3 ]]
+}
+
+@test "ls --orphans: a Codex thread whose rollout lies outside the dirs Codex lists is no orphan" {
+	mk_home 0 0 3 0
+	local id sq moved=$BATS_TEST_TMPDIR/elsewhere
+	id=$(jq -r 'select(.agent == "codex" and .parent == null) | .id' "$MAN" | head -n1)
+	sq=$(find "$HOME/.codex" -maxdepth 1 -name 'state_*.sqlite' | head -n1)
+	mkdir -p "$moved"
+	mv "$(arts_of "$id" | grep '/rollout-')" "$moved/rollout.jsonl"
+	sqlite3 "$sq" "UPDATE threads SET rollout_path = '$moved/rollout.jsonl' WHERE id = '$id'"
+	run -0 --separate-stderr agc --json ls --orphans
+	json_ok --arg id "$id" 'all(.[]; .id != $id)'
+	# and a dir of rollouts that cannot be read lists none
+	rm "$moved/rollout.jsonl"
+	local day
+	day=$(basename "$(dirname "$(jq -r 'select(.agent == "codex") | .artifacts[]' "$MAN" | grep '/rollout-' | head -n1)")")
+	export AGC_FAULT_READDIR=$day
+	run --separate-stderr agc_faulty --json ls --orphans
+	[[ $stderr == *"codex orphans not listed"* ]]
+	json_ok 'all(.[]; .orphan != true)'
+}
+
+@test "ls and prune --orphans: Cursor tracking rows of a chat that is gone go; no chat's rows" {
+	mk_home 0 0 0 3
+	local db=$HOME/.cursor/ai-tracking/ai-code-tracking.db gone=5b1c2a3e-0f1d-4e2a-9c3b-7d6e5f4a3b2c before
+	sqlite3 "$db" "INSERT INTO conversation_summaries (conversationId, title) VALUES ('$gone', 'a chat whose dirs are gone')"
+	# the rows of the chats that are listed (the generated home has an orphan row of its own)
+	local chats
+	chats=$(agc ls --json | jq -r '"\u0027" + .id + "\u0027"' | paste -sd,)
+	before=$(sqlite3 "$db" "SELECT conversationId, count(*) FROM conversation_summaries WHERE conversationId IN ($chats) GROUP BY 1")
+	run -0 --separate-stderr agc --json ls --orphans
+	json_ok --arg id "$gone" 'any(.[]; .id == $id and .orphan == true and .agent == "cursor" and .bytes > 0)'
+	run -0 --separate-stderr agc --json prune --orphans --yes
+	json_ok --arg id "$gone" 'any(.[]; .id == $id and .status == "purged")'
+	[[ $(sqlite3 "$db" "SELECT count(*) FROM conversation_summaries WHERE conversationId = '$gone'") == 0 ]]
+	[[ $(sqlite3 "$db" "SELECT conversationId, count(*) FROM conversation_summaries WHERE conversationId IN ($chats) GROUP BY 1") == "$before" ]]
+	[[ -n $before ]]
+	[[ $(roots | wc -l) == 3 ]]
+}

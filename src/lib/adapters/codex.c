@@ -1360,6 +1360,8 @@ static int cx_discover(agc_plan *p)
 	x = plan_index(p, homefd, &own);
 	if (!x)
 		return -1;
+	/* a thread is on record by its rollout: one whose row is left without it is an orphan */
+	p->record_is_file = true;
 	if (qfd >= 0 && dbs_open(&D, p->roots, qfd) < 0) {
 		rc = -1;
 		goto out;
@@ -1483,6 +1485,7 @@ typedef struct crow {
 	char *parent, *title, *project, *prompt;
 	int64_t created, updated;
 	bool archived;
+	bool orphan;  /* ls --orphans: rows or side files of a thread with no rollout */
 	agc_size sz;
 	size_t gate;
 } crow;
@@ -1508,6 +1511,7 @@ static crow *crow_find(crows *R, const char *id)
 typedef struct lwarn {
 	agc_ls_sink *sink;
 	const agc_rootset *rs;
+	bool cut;  /* a dir of rollouts could not be read to its end */
 } lwarn;
 
 static void list_warn(void *ud, const char *rel, const char *why)
@@ -1516,6 +1520,7 @@ static void list_warn(void *ud, const char *rel, const char *why)
 	char *abs = agc_plan_abspath(w->rs, R_HOME, rel);
 	char *msg = agc_strfmt("cannot read '%s': %s", abs ? abs : rel, why);
 
+	w->cut = true;
 	if (msg)
 		w->sink->warn(w->sink, msg);
 	free(msg);
@@ -1770,6 +1775,136 @@ static void charge_side(crows *R, int homefd, agc_ls_sink *sink)
 		closedir(d);
 }
 
+/* An orphan candidate id (any case; checked later) with its last time (ms, 0 unknown). */
+static int corphan_add(crows *O, const char *v, int64_t updated)
+{
+	char id[AGC_ID_MAX];
+	crow *r;
+
+	if (!v || agc_id_uuid(v, id) < 0)
+		return 0;
+	if (!(r = AGC_ARRAY_PUSH(O, CX_INDEX_MAX)))
+		return -1;
+	memset(r, 0, sizeof(*r));
+	snprintf(r->id, sizeof(r->id), "%s", id);
+	r->updated = updated;
+	r->orphan = true;
+	return 0;
+}
+
+/* SPEC "ls --orphans": the threads that rows of a database (by the columns that key a table by
+ * thread, as discovery deletes them: thread_keys) or a shell snapshot or TUI marker name, that
+ * have no rollout; added to R (sorted again) with a gate entry, to be charged as the threads
+ * are. Only when every dir of rollouts was read (the caller checks). */
+static int cx_orphans(crows *R, const cxdbs *D, int homefd, agc_ls_sink *sink)
+{
+	crows O = {0}, X = {0};
+	size_t i, k, n;
+	DIR *d;
+	struct dirent *e;
+	int rc = 0;
+
+	for (i = 0; rc == 0 && i < D->n; i++) {
+		const cxdb *x = &D->v[i];
+
+		if (!x->db || x->linked)
+			continue;
+		for (k = 0; rc == 0 && k < x->ntables; k++) {
+			const char *keys[3], *t = x->tables[k];
+			bool record;
+			size_t nk = strncmp(t, "sqlite_", 7) == 0 ? 0 : thread_keys(x->db, t, keys, &record), j;
+
+			for (j = 0; rc == 0 && j < nk; j++) {
+				bool at = record && agc_db_has_column(x->db, t, "updated_at");
+				bool rp = record && agc_db_has_column(x->db, t, "rollout_path");
+				char *ti = agc_db_ident(t), *c = agc_db_ident(keys[j]);
+				char *sql = ti && c ? agc_strfmt("SELECT %s, %s, %s FROM %s WHERE %s IS NOT NULL GROUP BY %s", c,
+								 at ? "max(\"updated_at\")" : "0",
+								 rp ? "max(\"rollout_path\")" : "NULL", ti, c, c)
+						    : NULL;
+				sqlite3_stmt *st = NULL;
+
+				if (!sql)
+					rc = agc_error_oom();
+				else if (sqlite3_prepare_v2(x->db, sql, -1, &st, NULL) == SQLITE_OK)
+					while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
+						const char *id = (const char *)sqlite3_column_text(st, 0);
+						const char *path = (const char *)sqlite3_column_text(st, 2);
+						struct stat pst;
+
+						if (sqlite3_column_type(st, 0) != SQLITE_TEXT)
+							continue;
+						/* a row whose rollout is somewhere the index does not look (a
+						 * home that moved) is no orphan's: Codex may still find it */
+						if (path && *path && lstat(path, &pst) == 0)
+							rc = corphan_add(&X, id, 0);
+						else
+							rc = corphan_add(&O, id, sqlite3_column_int64(st, 1) * 1000);
+					}
+				sqlite3_finalize(st);
+				free(sql);
+				free(ti);
+				free(c);
+			}
+		}
+	}
+	d = rc == 0 ? agc_dir_at(homefd, "shell_snapshots") : NULL;
+	while (d && rc == 0 && (e = readdir(d))) {
+		char tmp[AGC_UUID_LEN + 1];
+		struct stat st;
+
+		if (strlen(e->d_name) <= AGC_UUID_LEN || e->d_name[AGC_UUID_LEN] != '.')
+			continue;
+		memcpy(tmp, e->d_name, AGC_UUID_LEN);
+		tmp[AGC_UUID_LEN] = '\0';
+		if (snapshot_of(e->d_name, tmp) && fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+			rc = corphan_add(&O, tmp, (int64_t)st.st_mtim.tv_sec * 1000 + st.st_mtim.tv_nsec / 1000000);
+	}
+	if (d)
+		closedir(d);
+	d = rc == 0 ? agc_dir_at(homefd, "tui-thread-reference-capabilities") : NULL;
+	while (d && rc == 0 && (e = readdir(d))) {
+		struct stat st;
+
+		if (strlen(e->d_name) == AGC_UUID_LEN && fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+			rc = corphan_add(&O, e->d_name, (int64_t)st.st_mtim.tv_sec * 1000 + st.st_mtim.tv_nsec / 1000000);
+	}
+	if (d)
+		closedir(d);
+	/* ids as discovery names their files: only the canonical (lower-case) spelling, which
+	 * agc_id_uuid gave; one row per id, its newest time; none that has a rollout */
+	if (O.n > 1)
+		qsort(O.v, O.n, sizeof(*O.v), crow_cmp);
+	if (X.n > 1)
+		qsort(X.v, X.n, sizeof(*X.v), crow_cmp);
+	for (i = 0, n = 0; rc == 0 && i < O.n; i++) {
+		if (n && strcmp(O.v[n - 1].id, O.v[i].id) == 0) {
+			if (O.v[i].updated > O.v[n - 1].updated)
+				O.v[n - 1].updated = O.v[i].updated;
+			continue;
+		}
+		if (crow_find(R, O.v[i].id) || crow_find(&X, O.v[i].id))
+			continue;
+		O.v[n++] = O.v[i];
+	}
+	for (i = 0; rc == 0 && i < n; i++) {
+		crow *r = AGC_ARRAY_PUSH(R, CX_INDEX_MAX);
+
+		if (!r) {
+			rc = -1;
+			break;
+		}
+		*r = O.v[i];
+		r->gate = agc_ls_gate_new(sink, cx_index());
+		agc_ls_gate_id(sink, r->gate, r->id);
+	}
+	free(O.v);
+	free(X.v);
+	if (R->n > 1)
+		qsort(R->v, R->n, sizeof(*R->v), crow_cmp);
+	return rc;
+}
+
 static int cx_list(agc_ctx *ctx, const agc_rootset *rs, const agc_ls_opts *opts, agc_ls_sink *sink)
 {
 	const char *hp = rs->v[R_HOME].real, *qp = rs->n > R_SQLITE ? rs->v[R_SQLITE].real : NULL;
@@ -1777,7 +1912,7 @@ static int cx_list(agc_ctx *ctx, const agc_rootset *rs, const agc_ls_opts *opts,
 	index_t x = {0};
 	crows R = {0};
 	cxdbs D = {0};
-	lwarn w = {sink, rs};
+	lwarn w = {sink, rs, false};
 	agc_size *own = NULL;
 	size_t i, agent = cx_index();
 
@@ -1821,11 +1956,18 @@ static int cx_list(agc_ctx *ctx, const agc_rootset *rs, const agc_ls_opts *opts,
 		agc_ls_gate_id(sink, r->gate, r->id);
 		agc_ls_gate_file(sink, r->gate, &ro->st);
 	}
-	live_locks(&R, ctx->procroot, homefd, sink);
 	if (qp && (qfd = open(qp, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0 && dbs_open(&D, rs, qfd) < 0) {
 		rc = -1;
 		goto out;
 	}
+	if (opts && opts->orphans && w.cut) {
+		/* a rollout that could not be seen would make its thread's rows look orphaned */
+		sink->warn(sink, "codex orphans not listed: a dir of rollouts could not be read");
+	} else if (opts && opts->orphans && cx_orphans(&R, &D, homefd, sink) < 0) {
+		rc = -1;
+		goto out;
+	}
+	live_locks(&R, ctx->procroot, homefd, sink);
 	for (i = 0; i < D.n; i++) {
 		if (D.v[i].err) {
 			sink->warn(sink, D.v[i].err);
@@ -1893,6 +2035,7 @@ static int cx_list(agc_ctx *ctx, const agc_rootset *rs, const agc_ls_opts *opts,
 			.bytes = R.v[i].sz.bytes,
 			.disk = R.v[i].sz.disk,
 			.archived = R.v[i].archived,
+			.orphan = R.v[i].orphan,
 		};
 
 		if (sink->add(sink, &info, R.v[i].gate) < 0)

@@ -921,6 +921,9 @@ typedef struct lctx {
 	const agc_rootset *rs;
 	hits H;
 	crows R;
+	bool orphans;  /* ls --orphans: collect tracking rows of no chat into O */
+	bool cut;      /* a dir of chats could not be read: no orphan can be told */
+	crows O;
 } lctx;
 
 static void lwarn(lctx *L, size_t r, const char *rel, const char *why)
@@ -928,6 +931,7 @@ static void lwarn(lctx *L, size_t r, const char *rel, const char *why)
 	char *abs = agc_plan_abspath(L->rs, r, rel);
 	char *msg = agc_strfmt("cannot read '%s': %s", abs ? abs : rel, why);
 
+	L->cut = true;
 	if (msg)
 		L->sink->warn(L->sink, msg);
 	free(msg);
@@ -1082,7 +1086,13 @@ static void charge_tracking(lctx *L, size_t r, int fd)
 			continue;
 		size = agc_db_row_size_sql(db, tables[i], NULL);
 		t = agc_db_ident(tables[i]);
-		sql = size && t ? agc_strfmt("SELECT conversationId, %s FROM %s", size, t) : NULL;
+		/* a row's time, for an orphan's last activity: ms, or seconds (told by size) */
+		sql = size && t ? agc_strfmt("SELECT conversationId, %s, %s FROM %s", size,
+					     agc_db_has_column(db, tables[i], "updatedAt")   ? "\"updatedAt\""
+					     : agc_db_has_column(db, tables[i], "createdAt") ? "\"createdAt\""
+											    : "0",
+					     t)
+				: NULL;
 		if (sql && sqlite3_prepare_v2(db, sql, -1, &q, NULL) == SQLITE_OK) {
 			while (sqlite3_step(q) == SQLITE_ROW) {
 				const char *id = (const char *)sqlite3_column_text(q, 0);
@@ -1090,8 +1100,20 @@ static void charge_tracking(lctx *L, size_t r, int fd)
 				crow *c;
 
 				/* R4 compares exactly: a row is the chat's when its id is the chat's */
-				if (!id || agc_id_uuid(id, canon) < 0 || strcmp(canon, id) != 0 || !(c = crow_find(&L->R, canon)))
+				if (!id || agc_id_uuid(id, canon) < 0 || strcmp(canon, id) != 0)
 					continue;
+				if (!(c = crow_find(&L->R, canon))) {
+					/* a row of no chat, dir or transcript: an orphan's (ls --orphans) */
+					int64_t tm = sqlite3_column_int64(q, 2);
+					crow *o = L->orphans ? AGC_ARRAY_PUSH(&L->O, (size_t)1 << 26) : NULL;
+
+					if (o) {
+						memcpy(o->id, canon, sizeof(o->id));
+						o->sz.bytes = (uint64_t)sqlite3_column_int64(q, 1);
+						o->updated = tm > 0 && tm < 100000000000LL ? tm * 1000 : tm > 0 ? tm : 0;
+					}
+					continue;
+				}
 				if (!c->own && c->parent)
 					c = crow_find(&L->R, c->parent);
 				if (c)
@@ -1149,7 +1171,7 @@ static void row_meta(lctx *L, crow *c, const int *fds)
 
 static int cu_list(agc_ctx *ctx, const agc_rootset *rs, const agc_ls_opts *opts, agc_ls_sink *sink)
 {
-	lctx L = {sink, rs, {0}, {0}};
+	lctx L = {sink, rs, {0}, {0}, opts && opts->orphans, false, {0}};
 	int fds[AGC_ROOTS_MAX];
 	size_t i, r, agent = cu_index();
 	int rc = 0;
@@ -1232,6 +1254,39 @@ static int cu_list(agc_ctx *ctx, const agc_rootset *rs, const agc_ls_opts *opts,
 	for (r = 0; r < rs->n; r++)
 		if (fds[r] >= 0)
 			charge_tracking(&L, r, fds[r]);
+	/* SPEC "ls --orphans": the tracking rows of a chat that is gone, one session per id, its
+	 * rows' bytes and newest time; only when every dir of chats was read */
+	if (L.orphans && L.cut) {
+		sink->warn(sink, "cursor orphans not listed: a dir of chats could not be read");
+	} else if (L.orphans) {
+		size_t n = 0;
+
+		if (L.O.n > 1)
+			qsort(L.O.v, L.O.n, sizeof(*L.O.v), crow_cmp);
+		for (i = 0; i < L.O.n; i++) {
+			if (n && strcmp(L.O.v[n - 1].id, L.O.v[i].id) == 0) {
+				L.O.v[n - 1].sz.bytes += L.O.v[i].sz.bytes;
+				if (L.O.v[i].updated > L.O.v[n - 1].updated)
+					L.O.v[n - 1].updated = L.O.v[i].updated;
+				continue;
+			}
+			L.O.v[n++] = L.O.v[i];
+		}
+		L.O.n = n;
+		for (i = 0; i < L.O.n && rc == 0; i++) {
+			agc_session_info info = {0};
+			size_t g = agc_ls_gate_new(sink, agent);
+
+			agc_ls_gate_id(sink, g, L.O.v[i].id);
+			info.agent = "cursor";
+			info.id = L.O.v[i].id;
+			info.updated_ms = L.O.v[i].updated;
+			info.bytes = L.O.v[i].sz.bytes;
+			info.orphan = 1;
+			if (sink->add(sink, &info, g) < 0)
+				rc = -1;
+		}
+	}
 	/* a sub-agent's size and activity are its parent's too */
 	for (i = 0; i < L.R.n; i++) {
 		crow *c = &L.R.v[i], *up = c->own && c->parent ? crow_find(&L.R, c->parent) : NULL;
@@ -1293,6 +1348,7 @@ out:
 		free(L.R.v[i].project);
 	}
 	free(L.R.v);
+	free(L.O.v);
 	for (i = 0; i < L.H.n; i++)
 		free(L.H.v[i].rel);
 	free(L.H.v);
