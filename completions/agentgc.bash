@@ -10,7 +10,7 @@
 
 # The commands that work today (the planned ones are not offered).
 _agentgc_commands() {
-	printf '%s\n' roots ls show in-use purge prune compact help
+	printf '%s\n' roots ls show in-use purge prune compact du help
 }
 
 # The agents an AGENT argument or --agent names.
@@ -33,6 +33,7 @@ _agentgc_options() {
 			--budget= --scrub --dry-run --yes
 		;;
 	compact) printf '%s\n' --agent= --dry-run ;;
+	du) printf '%s\n' --agent= --by= ;;
 	esac
 }
 

@@ -53,6 +53,8 @@ function __agentgc_value_options
             printf '%s\n' --agent --older-than --keep --project --settle --budget
         case compact
             printf '%s\n' --agent
+        case du
+            printf '%s\n' --agent --by
     end
 end
 
@@ -128,8 +130,9 @@ complete -c agentgc -n __agentgc_needs_command -a in-use -d 'whether a session i
 complete -c agentgc -n __agentgc_needs_command -a purge -d 'remove sessions completely, or say what was left and why'
 complete -c agentgc -n __agentgc_needs_command -a prune -d 'purge the sessions an age, a keep list or a project selects'
 complete -c agentgc -n __agentgc_needs_command -a compact -d "rebuild the agents' shared databases: no deleted row left in them"
+complete -c agentgc -n __agentgc_needs_command -a du -d "bytes used, and what compact and prune would free"
 complete -c agentgc -n __agentgc_needs_command -a help -d 'this list, or the help of one command'
-complete -c agentgc -n '__agentgc_at 0 help' -a 'roots ls show in-use purge prune compact help' -d command
+complete -c agentgc -n '__agentgc_at 0 help' -a 'roots ls show in-use purge prune compact du help' -d command
 
 # global options, before or after the command
 complete -c agentgc -l home -x -a '(__fish_complete_directories)' -d 'look in DIR instead of $HOME'
@@ -178,3 +181,7 @@ complete -c agentgc -n '__agentgc_using prune' -l yes -d 'do it without asking (
 # compact
 complete -c agentgc -n '__agentgc_using compact' -l agent -x -a 'claude codex opencode cursor' -d "only this agent's databases (repeatable)"
 complete -c agentgc -n '__agentgc_using compact' -l dry-run -d 'change nothing: say what would be done'
+
+# du
+complete -c agentgc -n '__agentgc_using du' -l agent -x -a 'claude codex opencode cursor' -d 'only this agent (repeatable)'
+complete -c agentgc -n '__agentgc_using du' -l by -x -a 'agent project' -d 'one row per agent, or per project of each agent'

@@ -305,6 +305,58 @@ AGC_API int agc_purge(agc_ctx *ctx, const char *agent, const char *id, unsigned 
 AGC_API int agc_purge_many(agc_ctx *ctx, const char *agent, const char *const *ids, size_t n,
 			   unsigned flags, agc_report **out);
 
+/* ---- du -------------------------------------------------------------------------------- */
+
+#define AGC_DU_OPTS_VERSION 1
+#define AGC_DU_PRUNE_AGE_DEFAULT_MS ((int64_t)30 * 86400 * 1000)
+#ifdef __cplusplus
+#define AGC_DU_OPTS_INIT {AGC_DU_OPTS_VERSION}
+#else
+#define AGC_DU_OPTS_INIT {.version = AGC_DU_OPTS_VERSION, .prune_age_ms = AGC_DU_PRUNE_AGE_DEFAULT_MS}
+#endif
+
+typedef enum agc_du_by {
+	AGC_DU_BY_AGENT = 0,
+	AGC_DU_BY_PROJECT,
+} agc_du_by;
+
+typedef struct agc_du_opts {
+	unsigned int version;  /* AGC_DU_OPTS_VERSION: set by AGC_DU_OPTS_INIT */
+	unsigned agents;       /* AGC_AGENT_* bits; 0 = every agent */
+	agc_du_by by;
+	int64_t prune_age_ms;  /* what a prune --older-than this would free (AGC_DU_OPTS_INIT: 30d) */
+	void (*warn)(const char *msg, void *ud); /* what could not be read; may be NULL */
+	void *ud;
+} agc_du_opts;
+
+/* One row of du: an agent, or (AGC_DU_BY_PROJECT) one project of an agent. */
+typedef struct agc_du_row {
+	const char *agent;
+	const char *project;    /* by project: the sessions' project dir; NULL: unknown (orphans) */
+	size_t sessions;        /* root sessions with a record (their children inside) */
+	size_t orphans;         /* ids whose record is gone (agc_ls_opts.orphans) */
+	/* sessions and orphans, children included: the sum of what ls --orphans reports */
+	uint64_t bytes, disk;
+	uint64_t orphan_bytes, orphan_disk; /* of them, the orphans' */
+	/* agent rows: what is in the agent's roots that no session or orphan accounts for (its
+	 * logs, caches, snapshots; its databases' free pages and overhead): the walk of its roots
+	 * (the temp root: Claude's own dirs in it) less bytes, never below 0 */
+	uint64_t bulk_bytes, bulk_disk;
+	/* what prune --older-than prune_age would free: the bytes of the root sessions and orphans
+	 * whose last activity is older than that and that are not live */
+	uint64_t prune_bytes;
+	size_t prune_sessions;
+	/* agent rows: what compact would free, its dry run's free pages and WAL bytes */
+	uint64_t compact_bytes;
+} agc_du_row;
+
+/* Disk use per agent or per project, read-only, from one listing (ls --orphans) per run, one
+ * walk of each agent's roots and a compact dry run: cb gets each row (strings valid during the
+ * call; nonzero stops), agents in the library's order, projects by bytes, largest first.
+ * Returns 0, or -1 (error set) for options that are wrong or a listing that failed (the rows
+ * that could be made are given). */
+AGC_API int agc_du(agc_ctx *ctx, const agc_du_opts *o, int (*cb)(const agc_du_row *row, void *ud), void *ud);
+
 /* ---- compact --------------------------------------------------------------------------- */
 
 #define AGC_COMPACT_OPTS_VERSION 1

@@ -15,9 +15,11 @@ int cmd_in_use(cli *c, int argc, char **argv);
 int cmd_purge(cli *c, int argc, char **argv);
 int cmd_prune(cli *c, int argc, char **argv);
 int cmd_compact(cli *c, int argc, char **argv);
+int cmd_du(cli *c, int argc, char **argv);
 static int cmd_help(cli *c, int argc, char **argv);
 
-extern const cli_opt cli_ls_opts[], cli_purge_opts[], cli_prune_opts[], cli_compact_opts[];
+extern const cli_opt cli_ls_opts[], cli_purge_opts[], cli_prune_opts[], cli_compact_opts[],
+	cli_du_opts[];
 
 const cli_cmd cli_cmds[] = {
 	{"roots", cmd_roots, "where each agent's history is looked for, and whether it exists", "",
@@ -98,6 +100,21 @@ const cli_cmd cli_cmds[] = {
 	 cli_compact_opts,
 	 "  agentgc compact --dry-run\n"
 	 "  agentgc compact --agent opencode\n"},
+	{"du", cmd_du, "bytes used, and what compact and prune would free",
+	 "[OPTIONS]",
+	 "Per agent (or per project of each agent, --by project): the root sessions and\n"
+	 "orphans (what is left of sessions whose record is gone), with their children,\n"
+	 "as 'ls --orphans' sizes them (SIZE: the bytes of their files, rows and lines;\n"
+	 "DISK: the blocks their files take), so the total is the sum of what\n"
+	 "'ls --orphans' reports; BULK: what else the agent's dirs hold that no session\n"
+	 "accounts for (logs, caches, snapshots, the databases' free pages); COMPACT:\n"
+	 "what 'agentgc compact' would free (free pages and WALs); PRUNE>30D: what\n"
+	 "'agentgc prune --older-than 30d' would free (sessions not live, last active\n"
+	 "more than 30 days ago). Changes nothing. --json prints one line per row, then\n"
+	 "{\"total\":{...}}.",
+	 cli_du_opts,
+	 "  agentgc du\n"
+	 "  agentgc du --by project --agent claude\n"},
 	{"help", cmd_help, "this list, or the help of one command", "[COMMAND]",
 	 "Print the list of commands, or what COMMAND does and all its options.", NULL,
 	 "  agentgc help purge\n"},
@@ -105,7 +122,7 @@ const cli_cmd cli_cmds[] = {
 };
 
 /* Commands SPEC describes that are not built yet: named as such, never "unknown". */
-static const char *const planned_cmds[] = {"du", "export", "ps", "stop",
+static const char *const planned_cmds[] = {"export", "ps", "stop",
 					   "secrets", "mcp"};
 
 const cli_cmd *cli_cmd_find(const char *name)
