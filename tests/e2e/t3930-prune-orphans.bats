@@ -251,3 +251,53 @@ oc_db() { find "$HOME" -name opencode.db | head -n1; }
 	[[ -n $before ]]
 	[[ $(roots | wc -l) == 3 ]]
 }
+
+@test "ls --orphans: a projects dir (or a key dir in it) that is a link leading nowhere lists no Claude orphan" {
+	mk_home 4 0 0 0
+	local out=$BATS_TEST_TMPDIR/disk before
+	# projects/ on a disk that is not mounted: its transcripts are not gone, only unseen
+	mv "$HOME/.claude/projects" "$out"
+	ln -s "$BATS_TEST_TMPDIR/not-mounted" "$HOME/.claude/projects"
+	before=$(home_state)
+	run -0 --separate-stderr agc --json ls --orphans
+	[[ $stderr == *"claude orphans not listed"* ]]
+	json_ok 'all(.[]; .orphan != true)'
+	run --separate-stderr agc --json prune --orphans --settle 0s --yes
+	json_ok '.[-1].summary.purged == 0'
+	diff <(echo "$before") <(home_state)
+	# the same for one key dir
+	rm "$HOME/.claude/projects"
+	mv "$out" "$HOME/.claude/projects"
+	local key
+	key=$(ls "$HOME/.claude/projects" | head -n1)
+	mv "$HOME/.claude/projects/$key" "$out"
+	ln -s "$BATS_TEST_TMPDIR/not-mounted" "$HOME/.claude/projects/$key"
+	run -0 --separate-stderr agc --json ls --orphans
+	[[ $stderr == *"claude orphans not listed"* ]]
+	json_ok 'all(.[]; .orphan != true)'
+}
+
+@test "ls --orphans: an id with only temp dirs is no Claude orphan (the temp dir is shared by every config dir)" {
+	mk_home 4 0 0 0
+	# another profile: a config dir with no transcript, the same temp dir
+	mkdir -p "$BATS_TEST_TMPDIR/work/projects"
+	run -0 --separate-stderr env CLAUDE_CONFIG_DIR="$BATS_TEST_TMPDIR/work" "$AGENTGC" --json ls --orphans --agent claude
+	json_ok 'all(.[]; .orphan != true)'
+	local before
+	before=$(home_state)
+	run -0 --separate-stderr env CLAUDE_CONFIG_DIR="$BATS_TEST_TMPDIR/work" "$AGENTGC" --json prune --orphans --agent claude --settle 0s --yes
+	diff <(echo "$before") <(home_state)
+}
+
+@test "ls --orphans: a legacy OpenCode project dir that is a link leading nowhere lists no OpenCode orphan" {
+	mk_home 0 3 0 0
+	local data pd ghost=ses_0000ghostorphan2xyzAB
+	data=$(dirname "$(oc_db)")
+	mkdir -p "$data/storage/message/$ghost" "$data/storage/session"
+	printf '{"id":"msg_g2","sessionID":"%s","role":"user"}' "$ghost" >"$data/storage/message/$ghost/msg_g2.json"
+	ln -s "$BATS_TEST_TMPDIR/not-mounted" "$data/storage/session/0123abcd"
+	run -0 --separate-stderr agc --json ls --orphans
+	[[ $stderr == *"opencode orphans not listed"* ]]
+	json_ok 'all(.[]; .orphan != true)'
+	[[ -d $data/storage/message/$ghost ]]
+}

@@ -115,7 +115,7 @@ static void test_api_ctx_opts_version(void **state)
 /* agc_ls refuses an unknown version before listing anything; NULL opts list everything. */
 static void test_api_ls_opts_version(void **state)
 {
-	static const unsigned bad[] = {0, 2, 99};
+	static const unsigned bad[] = {0, AGC_LS_OPTS_VERSION - 1, AGC_LS_OPTS_VERSION + 1, 99};
 	agc_ctx *ctx = ctx_of_home();
 	agc_ls_opts lo;
 	tally t;

@@ -3367,8 +3367,13 @@ static int list_projects(rows *r, agc_ls_sink *sink, const agc_root *root, int c
 	int todos = -1, rc = 0;
 
 	if (!d) {
+		struct stat lst;
+
+		/* a link whose target is gone (a disk not mounted) hides transcripts: not "none" */
 		if (errno != ENOENT && errno != ENOTDIR)
 			rec_incomplete(rec, "projects", errno);
+		else if (fstatat(cfg, "projects", &lst, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISREG(lst.st_mode))
+			rec_incomplete(rec, "projects", ENOENT);
 		return 0;
 	}
 	for (;;) {
@@ -3391,14 +3396,25 @@ static int list_projects(rows *r, agc_ls_sink *sink, const agc_root *root, int c
 		}
 		if (e->d_name[0] == '.' && (!e->d_name[1] || (e->d_name[1] == '.' && !e->d_name[2])))
 			continue;
-		if (e->d_name[0] == '.' || !agc_id_path_safe(e->d_name))
+		if (e->d_name[0] == '.' || !agc_id_path_safe(e->d_name)) {
+			struct stat lst;
+
+			/* a dir the listing does not follow may hold transcripts all the same */
+			if (fstatat(dirfd(d), e->d_name, &lst, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(lst.st_mode))
+				rec_incomplete(rec, "projects", EINVAL);
 			continue;
+		}
 		snprintf(rel, sizeof(rel), "projects/%s", e->d_name);
 		pd = ls_dir(sink, root, cfg, rel);
 		if (!pd) {
-			/* a link, a dir that cannot be read: a transcript may be behind it */
+			struct stat lst;
+
+			/* a dir that cannot be read, a link whose target is gone: a transcript may be
+			 * behind it */
 			if (errno != ENOENT && errno != ENOTDIR)
 				rec_incomplete(rec, rel, errno);
+			else if (fstatat(dirfd(d), e->d_name, &lst, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(lst.st_mode))
+				rec_incomplete(rec, rel, ENOENT);
 			continue;
 		}
 		if (pnames_read(&pn, pd) < 0) {
@@ -3606,7 +3622,7 @@ static int add_orphan(rows *r, const recset *rec, agc_ls_sink *sink, const char 
 
 /* SPEC "ls --orphans": the ids whose transcript is gone but whose other artifacts remain, by
  * the names discovery gives them (claude_discover): a session dir <S> in a projects/ dir, <S>
- * in the flat dirs of the config dir (side_uuid), <S> in a key dir of the temp root. Each is
+ * in the flat dirs of the config dir (side_uuid); its temp dirs go with it. Each is
  * charged with the rest by the passes that follow (charge_pending, charge_dir,
  * charge_temp_dir). The scratchpads (s/<hash of S>) name no id and stay with the bulk. */
 static int collect_orphans(rows *r, const recset *rec, agc_ls_sink *sink, const agc_rootset *rs, int cfg,
@@ -3634,34 +3650,10 @@ static int collect_orphans(rows *r, const recset *rec, agc_ls_sink *sink, const 
 		if (d)
 			closedir(d);
 	}
-	if (tmp >= 0) {
-		char top[64], rel[4096];
-		DIR *d, *kd;
-		struct dirent *e, *f;
-		size_t seen = 0;
-
-		snprintf(top, sizeof(top), "claude-%lu", (unsigned long)uid);
-		d = ls_dir(sink, &rs->v[R_TEMP], tmp, top);
-		while (d && (e = readdir(d)) && seen++ < DIR_ENTRIES_MAX) {
-			size_t seen2 = 0;
-
-			if (e->d_name[0] == '.' || strcmp(e->d_name, "s") == 0 || !agc_id_path_safe(e->d_name) ||
-			    (size_t)snprintf(rel, sizeof(rel), "%s/%s", top, e->d_name) >= sizeof(rel))
-				continue;
-			kd = ls_dir(sink, &rs->v[R_TEMP], tmp, rel);
-			while (kd && (f = readdir(kd)) && seen2++ < DIR_ENTRIES_MAX)
-				if (strlen(f->d_name) == AGC_UUID_LEN && agc_id_is_uuid(f->d_name, AGC_UUID_LEN) &&
-				    add_orphan(r, rec, sink, f->d_name) < 0) {
-					closedir(kd);
-					closedir(d);
-					return -1;
-				}
-			if (kd)
-				closedir(kd);
-		}
-		if (d)
-			closedir(d);
-	}
+	/* not the temp root's key dirs: claude-<uid>/ is shared by every config dir of the uid
+	 * (CLAUDE_CONFIG_DIR profiles), so an id with no transcript here may be another's */
+	(void)tmp;
+	(void)uid;
 	return 0;
 }
 

@@ -2079,10 +2079,21 @@ static bool oc_records(const stores *S, int datafd, int data_err, nameset *rec, 
 		snprintf(why, nwhy, "cannot read the data dir: %s", strerror(data_err));
 		ok = false;
 	}
-	if (datafd >= 0)
+	if (datafd >= 0) {
+		struct stat lst, st;
+
 		nameset_list(&top, datafd, "storage/session");
-	else
+		/* a link whose target is gone (a disk not mounted) hides session files */
+		if (ok && ((fstatat(datafd, "storage", &lst, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(lst.st_mode) &&
+			    fstatat(datafd, "storage", &st, 0) != 0) ||
+			   (fstatat(datafd, "storage/session", &lst, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(lst.st_mode) &&
+			    fstatat(datafd, "storage/session", &st, 0) != 0))) {
+			snprintf(why, nwhy, "'storage/session' of the data dir is a link that leads nowhere");
+			ok = false;
+		}
+	} else {
 		top.listed = true;
+	}
 	if (ok && !top.listed) {
 		snprintf(why, nwhy, "cannot list 'storage/session' of the data dir");
 		ok = false;
@@ -2098,6 +2109,13 @@ static bool oc_records(const stores *S, int datafd, int data_err, nameset *rec, 
 		}
 		snprintf(rel, sizeof(rel), "storage/session/%s", top.v[i]);
 		nameset_list(&pd, datafd, rel);
+		{
+			struct stat lst, st;
+
+			if (fstatat(datafd, rel, &lst, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(lst.st_mode) &&
+			    fstatat(datafd, rel, &st, 0) != 0)
+				pd.listed = false;
+		}
 		if (!pd.listed) {
 			snprintf(why, nwhy, "cannot list '%s' of the data dir", rel);
 			ok = false;
