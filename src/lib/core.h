@@ -62,6 +62,9 @@ typedef enum agc_art_flags {
 	AGC_ART_RECORD = 1 << 0,  /* the record discovery keys on: removed last, only when every
 				     other artifact went, so a failed purge stays findable (R6) */
 	AGC_ART_NO_GATE = 1 << 1, /* not matched by the open-file gate (a socket, a lock) */
+	AGC_ART_POINTER = 1 << 2, /* with AGC_ART_RECORD: removed last as a record is, since it
+				     leads a rerun to other files (a registry entry), but not what
+				     the session is on record by: an orphan may still have one */
 } agc_art_flags;
 
 typedef struct agc_artifact {
@@ -419,8 +422,8 @@ typedef struct agc_guard {
 	/* > 0: a session whose last activity (the newest mtime of its artifacts, its record's
 	 * time) is later than now - settle_ms, or cannot be told, is skipped, "unsettled" */
 	int64_t settle_ms;
-	/* only orphans: a session whose record discovery finds (an AGC_ART_RECORD artifact, a
-	 * record row) is skipped, "recorded" */
+	/* only orphans: a session whose record discovery finds (an AGC_ART_RECORD artifact that
+	 * is no AGC_ART_POINTER, a record row) is skipped, "recorded" */
 	bool orphans_only;
 	/* asked before each id once one of the run was removed: true leaves that id and the rest
 	 * untouched, their reports NULL (out_done says how many were made) */

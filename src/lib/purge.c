@@ -3047,7 +3047,7 @@ static const char *guard_skip(agc_ctx *ctx, const agc_guard *g, const agc_plan *
 	}
 	if (g->orphans_only) {
 		for (i = 0; i < p->arts.n; i++)
-			if (p->arts.v[i].flags & AGC_ART_RECORD)
+			if ((p->arts.v[i].flags & (AGC_ART_RECORD | AGC_ART_POINTER)) == AGC_ART_RECORD)
 				return "recorded";
 		for (i = 0; !p->record_is_file && i < p->rows.n; i++)
 			if (p->rows.v[i].record && p->rows.v[i].count)

@@ -301,3 +301,43 @@ oc_db() { find "$HOME" -name opencode.db | head -n1; }
 	json_ok 'all(.[]; .orphan != true)'
 	[[ -d $data/storage/message/$ghost ]]
 }
+
+@test "prune --orphans: a stale registry entry naming an orphan is no record of it: both go" {
+	rm -rf "$HOME" "$TMPDIR"
+	"$AGENTGC_FIXTURE" --home "$HOME" --tmp "$TMPDIR" --now "$NOW" --quiet --manifest "$MAN" --claude 4 --stale 1
+	mkdir -p "$TMPDIR"
+	local reg id
+	reg=$(ls "$HOME"/.claude/sessions/*.json | head -n1)
+	id=$(jq -r .sessionId "$reg")
+	[[ -n $id && $id != null ]]
+	rm "$(arts_of "$id" | grep "/$id.jsonl$")"
+	run -0 --separate-stderr agc --json ls --orphans
+	json_ok --arg id "$id" 'map(select(.id == $id)) | length == 1 and .[0].orphan == true'
+	run -0 --separate-stderr agc --json prune --orphans --settle 0s --yes
+	json_ok --arg id "$id" 'map(select(.status == "purged")) | length == 1 and .[0].id == $id'
+	json_ok '.[-1].summary.skipped.recorded == 0'
+	# the registry entry (a dead pid's) went with it, and no other session lost anything
+	[[ ! -e $reg ]]
+	[[ $(roots | wc -l) == 3 ]]
+}
+
+@test "ls --orphans: a dot-named dir in projects/ (never listed, may hold transcripts) lists no Claude orphan" {
+	mk_home 6 0 0 0
+	local id before
+	id=$(claude_full)
+	# the transcript moved where neither ls nor purge looks: not gone, only unseen
+	mkdir -p "$HOME/.claude/projects/.stash"
+	mv "$(arts_of "$id" | grep "/$id.jsonl$")" "$HOME/.claude/projects/.stash/"
+	run -0 --separate-stderr agc --json ls --orphans
+	[[ $stderr == *"claude orphans not listed"* ]]
+	json_ok 'all(.[]; .orphan != true)'
+	before=$(home_state)
+	run --separate-stderr agc --json prune --orphans --settle 0s --yes
+	json_ok '.[-1].summary.purged == 0'
+	diff <(echo "$before") <(home_state)
+	# a plain file of that name hides nothing
+	rm -r "$HOME/.claude/projects/.stash"
+	touch "$HOME/.claude/projects/.DS_Store"
+	run -0 --separate-stderr agc --json ls --orphans
+	[[ $stderr != *"claude orphans not listed"* ]]
+}

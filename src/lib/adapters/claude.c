@@ -565,7 +565,7 @@ static int discover_registry(agc_plan *p, int cfg, const char *id)
 			}
 			/* The registry file leads a rerun to its pid's files: like a record, it goes
 			 * only once they are gone (R6). */
-			if (rc == 0 && agc_plan_add_art(p, R_CONFIG, rel, id, AGC_ART_RECORD, NULL) < 0)
+			if (rc == 0 && agc_plan_add_art(p, R_CONFIG, rel, id, AGC_ART_RECORD | AGC_ART_POINTER, NULL) < 0)
 				rc = -1;
 		}
 		if (rc < 0)
