@@ -229,6 +229,9 @@ typedef struct agc_plan {
 	agc_holders holders;                             /* from the agent's registries */
 	agc_meta meta;
 	int rootfd[AGC_ROOTS_MAX];                       /* opened once; -2 not yet */
+	bool holders_only; /* only the holders discovery itself finds (Claude's registry), for
+			      the re-check just before a removal: an adapter that finds none
+			      adds nothing */
 	bool gate_only;  /* only what the gate needs: no shared-file lines, no scans of flat
 			    dirs shared by every session (in-use must answer fast) */
 	bool keep;       /* a keep list's discovery (agc_keep_closure): relations whose meaning is

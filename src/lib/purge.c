@@ -78,6 +78,7 @@ typedef enum discover_mode {
 	DISCOVER_GATE,   /* only what the gate needs (in-use) */
 	DISCOVER_AGAIN,  /* after a purge, for its residual (R7) */
 	DISCOVER_KEEP,   /* what the gate needs, for a keep list (agc_keep_closure) */
+	DISCOVER_HOLDERS, /* only the holders discovery finds (a registry): the re-check */
 } discover_mode;
 
 static void wal_residue(agc_plan *p);
@@ -94,7 +95,8 @@ static int discover_in(agc_ctx *ctx, size_t agent, const char *canon, agc_plan *
 	p->n_going = n_going;
 	p->run = run;
 	p->flags = flags;
-	p->gate_only = m == DISCOVER_GATE || m == DISCOVER_KEEP;
+	p->gate_only = m == DISCOVER_GATE || m == DISCOVER_KEEP || m == DISCOVER_HOLDERS;
+	p->holders_only = m == DISCOVER_HOLDERS;
 	p->keep = m == DISCOVER_KEEP;
 	p->again = m == DISCOVER_AGAIN;
 	p->rows_unsized = m == DISCOVER_PURGE;
@@ -2717,11 +2719,11 @@ static bool batch_recheck(batch *b, size_t k)
 	size_t i;
 	bool live = false;
 
-	/* (a) the registry, by a discovery of what the gate needs: the registry read from scratch
-	 * (no adapter keeps it in the run's state); only its holders are taken, so the run's
-	 * listings of the dirs where artifacts are looked for (each used only while its dir is as
-	 * it was) spare probing every project dir again */
-	if (discover_in(b->ctx, (size_t)it->agent, it->p.id, &fresh, DISCOVER_GATE, NULL, 0, b->run[it->agent],
+	/* (a) the registry, by a discovery of the holders alone: the registry read from scratch
+	 * (no adapter keeps it in the run's state), and no dir of artifacts probed again (the
+	 * removals of the run change those dirs, so a discovery of everything would list each
+	 * again for every id) */
+	if (discover_in(b->ctx, (size_t)it->agent, it->p.id, &fresh, DISCOVER_HOLDERS, NULL, 0, b->run[it->agent],
 			it->p.flags) < 0) {
 		agc_report_add_holder(it->r, 0, agc_error_last(), "process-table", NULL);
 		agc_plan_release(&fresh);

@@ -157,6 +157,27 @@ load pr
 	[[ $(roots | awk '{ print $2 }') == "$late" ]]
 }
 
+@test "R5 prune: a registry entry written after the discovery makes its session live: skipped" {
+	mk_home 3 0 0 0
+	local late hook=$BATS_TEST_TMPDIR/hook.sh
+	late=$(jq -r 'select(.agent == "claude" and .parent == null) | .id' "$MAN" | head -n1)
+	# a process that names nothing of the session; only the registry says it runs it
+	cat >"$hook" <<-EOF
+		sleep 1000 </dev/null >/dev/null 2>&1 &
+		pid=\$!
+		echo \$pid >>'$PIDS_FILE'
+		ps=\$(sed 's/.*)//' /proc/\$pid/stat | awk '{print \$20}')
+		mkdir -p '$HOME/.claude/sessions'
+		printf '{"pid":%d,"sessionId":"%s","cwd":"/","startedAt":%d,"procStart":"%s","version":"2.1.332","kind":"interactive","status":"idle"}\n' \
+			"\$pid" '$late' $((NOW * 1000)) "\$ps" >'$HOME/.claude/sessions/'"\$pid.json"
+	EOF
+	export AGENTGC_TEST_PRUNE_DISCOVERED="sh '$hook'"
+	run -0 --separate-stderr agc --json prune --older-than 1d --yes
+	json_ok --arg id "$late" 'any(.[]; .id == $id and .status == "skipped" and .reason == "live" and any(.holders[]; .why == "registry"))'
+	json_ok '.[-1].summary.purged == 2'
+	[[ $(roots | awk '{ print $2 }') == "$late" ]]
+}
+
 # CMD on a pseudo-terminal (stdout and stderr both on it), stdin from /dev/null.
 on_tty() {
 	command -v script >/dev/null || skip "script (util-linux) is not installed: no pseudo-terminal"

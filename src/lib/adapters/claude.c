@@ -2360,6 +2360,14 @@ static int claude_discover(agc_plan *p)
 	char rel[256], target[512], prefix[128];
 	ssize_t tl;
 
+	if (p->holders_only) {
+		/* the registry alone (a sub-agent has no entry of its own) */
+		if (cfg >= 0)
+			return subagent_id(id) ? 0 : discover_registry(p, cfg, id);
+		if (agc_plan_root_err(p, R_CONFIG))
+			return registry_unreadable(p, NULL, agc_plan_root_err(p, R_CONFIG));
+		return 0;
+	}
 	if (p->run && !p->again)
 		((claude_run *)p->run)->pass = false; /* the residual pass, if any, is over */
 
