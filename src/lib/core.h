@@ -83,6 +83,9 @@ typedef struct agc_artifact {
 			       be told, and prune counts it as now */
 	dev_t dev;
 	ino_t ino;
+	int64_t ctime_ns;   /* as discovery saw it: an AGC_ART_POINTER rewritten in place since
+			       (the same inode, another text) is not removed */
+	off_t size;
 } agc_artifact;
 
 /* What tells a file has changed: (dev, ino, size, mtime, ctime) from fstat. */

@@ -666,6 +666,21 @@ static bool remove_one(agc_plan *p, agc_report *r, const agc_artifact *a, failur
 		free(abs);
 		return false;
 	}
+	/* A pointer (a registry entry) was judged by its text: one written again since (its pid
+	 * reused by a process that registered its own session in the same file) may now name a
+	 * live session, and is left for a rerun to judge again (R5) */
+	if (a->flags & AGC_ART_POINTER) {
+		struct stat st;
+
+		if (fstatat(rootfd, a->rel, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    ((int64_t)st.st_ctim.tv_sec * 1000000000 + st.st_ctim.tv_nsec != a->ctime_ns ||
+		     st.st_size != a->size || st.st_ino != a->ino || st.st_dev != a->dev)) {
+			*fixable = true;
+			note_failure(fails, a->root, a->rel, reason_of(AGC_WALK_CHANGED, 0));
+			free(abs);
+			return false;
+		}
+	}
 	rc = agc_remove_beneath(rootfd, a->rel, a->dev, a->ino, a->last, 0, &res);
 	if (rc == 0) {
 		agc_report_add_item(r, false, kind_name(a->kind), abs, NULL, NULL, a->session, 1,

@@ -341,3 +341,42 @@ oc_db() { find "$HOME" -name opencode.db | head -n1; }
 	run -0 --separate-stderr agc --json ls --orphans
 	[[ $stderr != *"claude orphans not listed"* ]]
 }
+
+@test "R5 prune: a stale registry entry rewritten in place after discovery (its pid reused) is kept, and so is the live session it names" {
+	rm -rf "$HOME" "$TMPDIR"
+	"$AGENTGC_FIXTURE" --home "$HOME" --tmp "$TMPDIR" --now "$NOW" --quiet --manifest "$MAN" --claude 4 --stale 1
+	mkdir -p "$TMPDIR"
+	local reg id other pid ps hook=$BATS_TEST_TMPDIR/hook.sh
+	reg=$(ls "$HOME"/.claude/sessions/*.json | head -n1)
+	id=$(jq -r .sessionId "$reg")
+	rm "$(arts_of "$id" | grep "/$id.jsonl$")" "$HOME"/.claude/sessions/*.key
+	other=$(jq -r --arg id "$id" 'select(.agent == "claude" and .parent == null and .id != $id) | .id' "$MAN" | head -n1)
+	sleep 1000 </dev/null >/dev/null 2>&1 &
+	pid=$!
+	echo "$pid" >>"$PIDS_FILE"
+	ps=$(proc_start "$pid")
+	# at discovery the entry is stale: its pid runs, but another process (procStart differs)
+	jq -c --argjson p "$pid" '.pid = $p | .procStart = "1"' "$reg" >"$HOME/.claude/sessions/$pid.json"
+	rm "$reg"
+	reg=$HOME/.claude/sessions/$pid.json
+	# then the process that has the pid now registers its own session in the same file
+	cat >"$hook" <<-EOF
+		printf '{"pid":%d,"sessionId":"%s","cwd":"/","startedAt":%d,"procStart":"%s","version":"2.1.332","kind":"interactive","status":"idle"}\n' \
+			$pid '$other' $((NOW * 1000)) '$ps' >'$reg'
+	EOF
+	export AGENTGC_TEST_PRUNE_DISCOVERED="sh '$hook'"
+	run --separate-stderr agc --json prune --orphans --settle 0s --yes
+	json_ok --arg id "$id" 'any(.[]; .id == $id and .status != "purged")'
+	[[ -f $reg ]]
+	grep -q -- "$other" "$reg"
+	run -4 --separate-stderr agc --json in-use claude "$other"
+	# the same in a run of every session: the live one the rewritten entry names stays whole
+	unset AGENTGC_TEST_PRUNE_DISCOVERED
+	jq -c '.procStart = "1"' "$reg" >"$reg.new" && mv "$reg.new" "$reg"
+	sed -i "s/$other/$id/" "$reg"
+	export AGENTGC_TEST_PRUNE_DISCOVERED="sh '$hook'"
+	run --separate-stderr agc --json prune --older-than 0s --settle 0s --yes
+	json_ok --arg o "$other" 'any(.[]; .id == $o and .status == "skipped" and .reason == "live")'
+	[[ -f $reg ]]
+	[[ -n $(arts_of "$other" | grep "/$other.jsonl$") && -f $(arts_of "$other" | grep "/$other.jsonl$") ]]
+}
