@@ -58,6 +58,14 @@ void agc_rootset_release(agc_rootset *rs);
 /* Index of a root by name, or -1. */
 int agc_rootset_find(const agc_rootset *rs, const char *name);
 
+/* What tells a file has changed: (dev, ino, size, mtime, ctime) from fstat. */
+typedef struct agc_filekey {
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	int64_t mtime_ns, ctime_ns;
+} agc_filekey;
+
 typedef enum agc_art_flags {
 	AGC_ART_RECORD = 1 << 0,  /* the record discovery keys on: removed last, only when every
 				     other artifact went, so a failed purge stays findable (R6) */
@@ -83,18 +91,9 @@ typedef struct agc_artifact {
 			       be told, and prune counts it as now */
 	dev_t dev;
 	ino_t ino;
-	int64_t ctime_ns;   /* as discovery saw it: an AGC_ART_POINTER rewritten in place since
-			       (the same inode, another text) is not removed */
-	off_t size;
+	agc_filekey key;    /* as discovery saw it: an AGC_ART_POINTER written again since (the
+			       same inode, another text) is not removed */
 } agc_artifact;
-
-/* What tells a file has changed: (dev, ino, size, mtime, ctime) from fstat. */
-typedef struct agc_filekey {
-	dev_t dev;
-	ino_t ino;
-	off_t size;
-	int64_t mtime_ns, ctime_ns;
-} agc_filekey;
 
 void agc_filekey_of(const struct stat *st, agc_filekey *k);
 bool agc_filekey_same(const agc_filekey *a, const agc_filekey *b);
@@ -365,6 +364,9 @@ typedef struct agc_adapter {
 	int (*roots)(agc_ctx *ctx, agc_rootset *rs);
 	/* Find every artifact of plan->id and its children, read-only. */
 	int (*discover)(agc_plan *plan);
+	/* discover finds holders of its own (a registry): the re-check just before each removal
+	 * runs it with plan->holders_only; an adapter without one is not asked */
+	bool registry;
 	/* Stream the agent's sessions (unsorted; the core filters, sorts and limits). */
 	int (*list)(agc_ctx *ctx, const agc_rootset *rs, const agc_ls_opts *opts, agc_ls_sink *sink);
 	/* Environment variables that name the session of a process the agent started

@@ -104,6 +104,8 @@ static int discover_in(agc_ctx *ctx, size_t agent, const char *canon, agc_plan *
 		return -1;
 	if (agc_plan_add_id(p, canon) < 0)
 		return -1;
+	if (m == DISCOVER_HOLDERS && !p->ad->registry)
+		return 0;
 	/* Every root is opened up front, whether or not the adapter reaches it: one that exists
 	 * but cannot be read is noted as residual, never skipped silently (R2). */
 	if (m != DISCOVER_AGAIN)
@@ -671,10 +673,13 @@ static bool remove_one(agc_plan *p, agc_report *r, const agc_artifact *a, failur
 	 * live session, and is left for a rerun to judge again (R5) */
 	if (a->flags & AGC_ART_POINTER) {
 		struct stat st;
+		agc_filekey now;
 
-		if (fstatat(rootfd, a->rel, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-		    ((int64_t)st.st_ctim.tv_sec * 1000000000 + st.st_ctim.tv_nsec != a->ctime_ns ||
-		     st.st_size != a->size || st.st_ino != a->ino || st.st_dev != a->dev)) {
+		if (fstatat(rootfd, a->rel, &st, AT_SYMLINK_NOFOLLOW) == 0)
+			agc_filekey_of(&st, &now);
+		else
+			now = a->key; /* gone, or not reachable: agc_remove_beneath says which */
+		if (!agc_filekey_same(&now, &a->key)) {
 			*fixable = true;
 			note_failure(fails, a->root, a->rel, reason_of(AGC_WALK_CHANGED, 0));
 			free(abs);

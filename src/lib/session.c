@@ -289,8 +289,7 @@ int agc_plan_add_art(agc_plan *p, size_t root, const char *rel, const char *sess
 	a->last = last;
 	a->dev = st.st_dev;
 	a->ino = st.st_ino;
-	a->ctime_ns = (int64_t)st.st_ctim.tv_sec * 1000000000 + st.st_ctim.tv_nsec;
-	a->size = st.st_size;
+	agc_filekey_of(&st, &a->key);
 	a->mtime_ms = (int64_t)st.st_mtim.tv_sec * 1000 + st.st_mtim.tv_nsec / 1000000;
 	a->kind = S_ISDIR(st.st_mode) ? 'd' : S_ISLNK(st.st_mode) ? 'l' : S_ISREG(st.st_mode) ? 'f' : 'o';
 	a->bytes = S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;

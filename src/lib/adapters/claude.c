@@ -3801,6 +3801,7 @@ const agc_adapter agc_adapter_claude = {
 	.inside_parent = subagent_id,
 	.roots = claude_roots,
 	.discover = claude_discover,
+	.registry = true,
 	.list = claude_list,
 	.env_names = claude_env_names,
 	.n_env_names = sizeof(claude_env_names) / sizeof(claude_env_names[0]) - 1,

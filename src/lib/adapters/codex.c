@@ -1355,9 +1355,6 @@ static int cx_discover(agc_plan *p)
 	size_t i;
 	int rc = 0;
 
-	/* no registry: the re-check's discovery has no holder to find here */
-	if (p->holders_only)
-		return 0;
 	if (homefd < 0)
 		return 0; /* no Codex home (or one that cannot be read: noted by the engine) */
 	x = plan_index(p, homefd, &own);

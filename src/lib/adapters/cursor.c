@@ -823,9 +823,6 @@ static int cu_discover(agc_plan *p)
 {
 	size_t i, r;
 
-	/* no registry: the re-check's discovery has no holder to find here */
-	if (p->holders_only)
-		return 0;
 	/* the plan's ids grow as sub-agents are found: each is looked for everywhere */
 	for (i = 0; i < p->ids.n; i++)
 		for (r = 0; r < p->roots->n; r++)

@@ -957,9 +957,6 @@ static int oc_discover(agc_plan *p)
 	const store *bad;
 	int rc;
 
-	/* no registry: the re-check's discovery has no holder to find here */
-	if (p->holders_only)
-		return 0;
 	rc = each_db(p->ctx, p->roots, datafd, open_store, &S);
 	/* 1. Descendants at any depth in every store, before anything else (SPEC "Relations");
 	 * never from a linked store, whose ids reach no artifact (R2). */
