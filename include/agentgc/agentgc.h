@@ -171,6 +171,10 @@ typedef struct agc_session_info {
 				 OpenCode or Codex session row, a Codex rollout, a Cursor chat) but
 				 other artifacts of its id remain; project and title are mostly
 				 unknown, and a purge of the id takes what is left */
+	int parent_gone;      /* a child (parent set) whose parent is no longer on record (a Codex
+				 sub-agent whose parent's rollout is gone, an OpenCode child whose
+				 parent's session row is gone): ls lists it as a root, since no
+				 root of it is left to list, purge or prune it with */
 } agc_session_info;
 
 typedef enum agc_sort {

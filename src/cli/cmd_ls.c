@@ -13,6 +13,7 @@ int agc_duration_parse(const char *s, int64_t *ms);
 typedef struct ls_row {
 	char *agent, *id, *parent, *project, *title;
 	bool orphan;
+	bool parent_gone;
 	int64_t updated_ms;
 	uint64_t bytes;
 	bool live;
@@ -85,6 +86,7 @@ static int print_session(const agc_session_info *s, void *ud)
 	r->bytes = s->bytes;
 	r->live = s->live;
 	r->orphan = s->orphan != 0;
+	r->parent_gone = s->parent_gone != 0;
 	st->rows.n++;
 	if (!r->agent || !r->id || (s->parent && !r->parent) || (s->project && !r->project) ||
 	    (s->title && !r->title)) {
@@ -193,11 +195,13 @@ static int print_table(ls_state *st)
 		cl[COL_LIVE] = strdup(r->live ? "yes" : "");
 		cl[COL_PROJECT] = r->project ? cli_home_path(c, r->project) : strdup("-");
 		/* titles are prompt text: kept on one line */
-		if (r->orphan) {
-			/* its record is gone: said where the title goes */
+		if (r->orphan || r->parent_gone) {
+			/* its record is gone, or its parent's: said where the title goes */
 			char *t2 = cli_text_str(r->title ? r->title : "", CLI_TEXT_LINE);
 
-			if (!t2 || asprintf(&cl[COL_TITLE], "(orphan: record gone)%s%s", *t2 ? " " : "", t2) < 0)
+			if (!t2 || asprintf(&cl[COL_TITLE], "%s%s%s",
+					    r->orphan ? "(orphan: record gone)" : "(sub-session: parent gone)",
+					    *t2 ? " " : "", t2) < 0)
 				cl[COL_TITLE] = NULL;
 			free(t2);
 		} else {

@@ -824,6 +824,8 @@ json_t *cli_session_json(const agc_session_info *s)
 		json_object_set_new(o, "archived", json_true());
 	if (s->orphan)
 		json_object_set_new(o, "orphan", json_true());
+	if (s->parent_gone)
+		json_object_set_new(o, "parent_gone", json_true());
 	if (s->layout)
 		cli_json_set_str(o, "layout", s->layout);
 	return o;

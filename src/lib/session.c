@@ -1427,7 +1427,8 @@ static int ls_add(agc_ls_sink *s, const agc_session_info *in, size_t gate)
 	const char *project;
 	int ok;
 
-	if (in->parent && !o->children)
+	/* a child whose parent is gone has no root left to stand for it: it is one */
+	if (in->parent && !in->parent_gone && !o->children)
 		return 0;
 	if (in->orphan && !o->orphans)
 		return 0;

@@ -380,3 +380,61 @@ oc_db() { find "$HOME" -name opencode.db | head -n1; }
 	[[ -f $reg ]]
 	[[ -n $(arts_of "$other" | grep "/$other.jsonl$") && -f $(arts_of "$other" | grep "/$other.jsonl$") ]]
 }
+
+@test "ls: a child whose parent's record is gone is a root (parent_gone); prune takes it by its own age, then the orphan parent goes" {
+	mk_home 0 2 2 0 family
+	local op oc xp xc db rollout
+	read -r oc op < <(jq -r 'select(.agent == "opencode" and .parent != null) | "\(.id) \(.parent)"' "$MAN" |
+		while read -r c p; do
+			[[ $(jq -r --arg p "$p" 'select(.id == $p) | .parent' "$MAN") == null ]] && echo "$c $p" && break
+		done)
+	read -r xc xp < <(jq -r 'select(.agent == "codex" and .parent != null) | "\(.id) \(.parent)"' "$MAN" |
+		while read -r c p; do
+			[[ $(jq -r --arg p "$p" 'select(.id == $p) | .parent' "$MAN") == null ]] && echo "$c $p" && break
+		done)
+	[[ -n $oc && -n $op && -n $xc && -n $xp ]]
+	db=$(oc_db)
+	# a parent deleted without its cascade (foreign keys off), a parent rollout removed by hand
+	sqlite3 "$db" "PRAGMA foreign_keys = OFF; DELETE FROM session WHERE id = '$op';"
+	rollout=$(arts_of "$xp" | grep '/rollout-')
+	rm "$rollout"
+	run -0 --separate-stderr agc --json ls
+	json_ok --arg c "$oc" --arg p "$op" 'any(.[]; .id == $c and .parent == $p and .parent_gone == true)'
+	json_ok --arg c "$xc" --arg p "$xp" 'any(.[]; .id == $c and .parent == $p and .parent_gone == true)'
+	# a child whose parent is on record stays a child
+	json_ok 'all(.[]; .parent == null or .parent_gone == true)'
+	run -0 --separate-stderr agc ls
+	[[ $output == *"(sub-session: parent gone)"* ]]
+	# a store that cannot be read may hold the parent's row: the child stays a child then
+	echo 'not a database' >"$(dirname "$db")/opencode-beta.db"
+	run --separate-stderr agc --json ls --agent opencode
+	json_ok --arg c "$oc" 'all(.[]; .id != $c)'
+	rm "$(dirname "$db")/opencode-beta.db"
+	# the orphan parent is what is left of it: the child on record is counted as its own root
+	# (its size is checked against the one it has once the child is gone, below)
+	run -0 --separate-stderr agc --json ls --orphans
+	local ob xb
+	ob=$(jq -r --arg p "$op" 'select(.id == $p and .orphan) | .bytes' <<<"$output")
+	xb=$(jq -r --arg p "$xp" 'select(.id == $p and .orphan) | .bytes' <<<"$output")
+	[[ -n $ob && -n $xb ]] && ((ob > 0 && xb > 0))
+	# prune --orphans leaves an orphan whose child is on record ("recorded")
+	run -0 --separate-stderr agc --json prune --orphans --settle 0s --yes
+	json_ok --arg p "$op" 'any(.[]; .id == $p and .status == "skipped" and .reason == "recorded")'
+	[[ $(sqlite3 "$db" "SELECT count(*) FROM session WHERE id = '$oc'") == 1 ]]
+	[[ -n $(find "$HOME/.codex" -name "*$xc*.jsonl") ]]
+	# an age prune reaches the children now, as roots, with their own descendants
+	run -0 --separate-stderr agc --json prune --older-than 0s --settle 0s --yes
+	json_ok --arg c "$oc" 'any(.[]; .id == $c and .status == "purged")'
+	json_ok --arg c "$xc" 'any(.[]; .id == $c and .status == "purged")'
+	[[ $(sqlite3 "$db" "SELECT count(*) FROM session WHERE id = '$oc' OR parent_id = '$oc'") == 0 ]]
+	[[ -z $(find "$HOME/.codex" -name "*$xc*.jsonl") ]]
+	run -0 --separate-stderr agc --json ls --orphans
+	json_ok --arg p "$op" --argjson b "$ob" 'any(.[]; .id == $p and .orphan and .bytes == $b)'
+	json_ok --arg p "$xp" --argjson b "$xb" 'any(.[]; .id == $p and .orphan and .bytes == $b)'
+	# and then the orphan parents go
+	run -0 --separate-stderr agc --json prune --orphans --settle 0s --yes
+	json_ok --arg p "$op" 'any(.[]; .id == $p and .status == "purged")'
+	json_ok --arg p "$xp" 'any(.[]; .id == $p and .status == "purged")'
+	run -0 --separate-stderr agc --json ls --orphans
+	[[ -z $output ]]
+}

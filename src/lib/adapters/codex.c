@@ -2015,6 +2015,10 @@ static int cx_list(agc_ctx *ctx, const agc_rootset *rs, const agc_ls_opts *opts,
 				break;
 			if (depth == 1)
 				agc_ls_gate_parent(sink, R.v[i].gate, up->gate);
+			/* an orphan's figures are what is left of it: a sub-agent still on record is
+			 * a root of its own (parent_gone), counted there, not twice */
+			if (up->orphan)
+				break;
 			up->sz.bytes += own[i].bytes;
 			up->sz.disk += own[i].disk;
 			if (R.v[i].updated > up->updated)
@@ -2038,6 +2042,13 @@ static int cx_list(agc_ctx *ctx, const agc_rootset *rs, const agc_ls_opts *opts,
 			.orphan = R.v[i].orphan,
 		};
 
+		/* a sub-agent whose parent has no rollout is a root now (SPEC "ls"), unless a
+		 * dir of rollouts could not be read to its end (the parent's may be there) */
+		if (R.v[i].parent && !R.v[i].orphan && !w.cut) {
+			const crow *up = crow_find(&R, R.v[i].parent);
+
+			info.parent_gone = !up || up->orphan;
+		}
 		if (sink->add(sink, &info, R.v[i].gate) < 0)
 			rc = -1;
 	}

@@ -2322,8 +2322,11 @@ static int oc_list(agc_ctx *ctx, const agc_rootset *rs, const agc_ls_opts *opts,
 	stores S = {.rs = rs};
 	int datafd = rs->v[R_DATA].exists ? agc_walk_open_root(rs->v[R_DATA].real) : -1;
 	const store *bad;
+	nameset recs = {0};
+	bool recs_ok = false;
+	char why[4200];
 	size_t i;
-	int rc;
+	int rc, data_err;
 
 	rc = each_db(ctx, rs, datafd, open_store, &S);
 	/* a store that cannot be read hides no other store's sessions (R8) */
@@ -2340,8 +2343,20 @@ static int oc_list(agc_ctx *ctx, const agc_rootset *rs, const agc_ls_opts *opts,
 	 * deleted by hand): discovery deletes them with it, so they count */
 	if (rc == 0 && legacy_rows(&rows, &S) < 0)
 		rc = -1;
-	if (rc == 0 && opts && opts->orphans && oc_orphans(&rows, &S, datafd, rs->v[R_DATA].exists ? (rs->v[R_DATA].err ? rs->v[R_DATA].err : (datafd < 0 ? EIO : 0)) : 0, sink) < 0)
+	data_err = rs->v[R_DATA].exists ? (rs->v[R_DATA].err ? rs->v[R_DATA].err : (datafd < 0 ? EIO : 0)) : 0;
+	if (rc == 0 && opts && opts->orphans && oc_orphans(&rows, &S, datafd, data_err, sink) < 0)
 		rc = -1;
+	/* A child whose parent the listing does not show: its parent is gone only when every
+	 * record could be read and none is the parent's (a row of a table the listing skips, a
+	 * legacy file that does not parse still is one). Read only when such a child exists. */
+	for (i = 0; rc == 0 && i < rows.n; i++) {
+		const orow *up = rows.v[i].parent && !rows.v[i].orphan ? orow_bsearch(&rows, rows.v[i].parent) : NULL;
+
+		if (rows.v[i].parent && !rows.v[i].orphan && (!up || up->orphan)) {
+			recs_ok = oc_records(&S, datafd, data_err, &recs, why, sizeof(why));
+			break;
+		}
+	}
 	if (datafd >= 0)
 		close(datafd);
 	/* R5: a process holding any store's database, its WAL or shared memory holds every
@@ -2385,6 +2400,10 @@ static int oc_list(agc_ctx *ctx, const agc_rootset *rs, const agc_ls_opts *opts,
 			/* whatever holds the child holds its ancestors: their purge takes it along */
 			if (depth == 1)
 				agc_ls_gate_parent(sink, c->gate, up->gate);
+			/* an orphan's figures are what is left of it: a child still on record is a
+			 * root of its own (parent_gone), counted there, not twice */
+			if (up->orphan)
+				break;
 			up->sz.bytes += own[i].bytes;
 			up->sz.disk += own[i].disk;
 			/* a cycle of parents ends where it started */
@@ -2398,6 +2417,7 @@ static int oc_list(agc_ctx *ctx, const agc_rootset *rs, const agc_ls_opts *opts,
 	if (rows.n && !own)
 		rc = agc_error_oom();
 	free(own);
+	bad = stores_first_bad(&S);
 	for (i = 0; i < rows.n && rc >= 0; i++) {
 		agc_session_info info = {
 			.agent = "opencode",
@@ -2413,6 +2433,15 @@ static int oc_list(agc_ctx *ctx, const agc_rootset *rs, const agc_ls_opts *opts,
 			.orphan = rows.v[i].orphan,
 		};
 
+		/* a child whose parent has no session row (nor legacy file) is a root now (SPEC
+		 * "ls"); not while a store or the legacy dir could not be read (the parent's row
+		 * may be there) */
+		if (rows.v[i].parent && !rows.v[i].orphan && recs_ok) {
+			const orow *up = orow_bsearch(&rows, rows.v[i].parent);
+			const char *par = rows.v[i].parent;
+
+			info.parent_gone = (!up || up->orphan) && !bsearch(&par, recs.v, recs.n, sizeof(*recs.v), cmp_name);
+		}
 		if (sink->add(sink, &info, rows.v[i].gate) < 0)
 			rc = -1;
 	}
@@ -2425,9 +2454,9 @@ static int oc_list(agc_ctx *ctx, const agc_rootset *rs, const agc_ls_opts *opts,
 		free(rows.v[i].slug);
 	}
 	free(rows.v);
+	nameset_release(&recs);
 	/* every session that could be read is listed; then the store that could not be read is
 	 * said (the caller prints it on stderr) */
-	bad = stores_first_bad(&S);
 	if (rc >= 0 && bad) {
 		agc_error_set(-1, "%s", bad->err);
 		rc = -1;
