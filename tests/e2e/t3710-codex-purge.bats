@@ -190,9 +190,11 @@ keep_all() {
 hold_lock() {
 	local how=$1 f=$2 ino i
 	shift 2
-	# -o: the lock is flock's own, not inherited by the sleep (a kill lets it go)
-	"$@" flock -o "$how" "$f" sleep 300 &
+	# -o: the lock is flock's own, not inherited by the sleep (a kill lets it go); no fd of
+	# the test's output goes with them (a sleep left behind would hold bats to its end)
+	"$@" flock -o "$how" "$f" sleep 300 </dev/null >/dev/null 2>&1 3>&- &
 	HOLDER=$!
+	echo "$HOLDER" >>"$PIDS_FILE"
 	ino=$(stat -c %i "$f")
 	for i in $(seq 200); do
 		grep -q ":$ino " /proc/locks && return 0
@@ -202,6 +204,13 @@ hold_lock() {
 	cat /proc/locks >&2
 
 	return 1
+}
+
+# The holder and the sleep flock runs: flock does not pass a signal on to its command.
+drop_lock() {
+	pkill -KILL -P "$HOLDER" 2>/dev/null || true
+	kill "$HOLDER" 2>/dev/null || true
+	wait "$HOLDER" 2>/dev/null || true
 }
 
 @test "codex (4): an exclusive or shared flock on the writer lock, also by another uid, holds the thread (4); a lock nobody holds is removed" {
@@ -217,8 +226,7 @@ hold_lock() {
 		echo "$output" | jq -e '[.holders[] | select(.why == "lock")] | length >= 1'
 		run -4 agc purge codex "$id"
 		[[ -f $lock && -f $(m_get "$id" .rollout) ]]
-		kill "$HOLDER"
-		wait "$HOLDER" 2>/dev/null || true
+		drop_lock
 	done
 	# the other user reaches the lock: the search bit on every dir above it
 	local d=$H/thread-writer-locks
@@ -230,8 +238,7 @@ hold_lock() {
 	hold_lock -s "$lock" setpriv --reuid=65534 --regid=65534 --clear-groups
 	run -4 --separate-stderr agc --json purge codex "$id"
 	echo "$output" | jq -e '.status == "in-use" and ([.holders[] | select(.why == "lock")] | length >= 1)'
-	kill "$HOLDER"
-	wait "$HOLDER" 2>/dev/null || true
+	drop_lock
 	# nobody holds it: it goes, under the coordination lock, with the thread
 	run -0 --separate-stderr agc --json purge codex "$id"
 	echo "$output" | jq -e --arg l "$lock" '[.removed[] | select(.path == $l)] | length == 1'

@@ -438,3 +438,79 @@ oc_db() { find "$HOME" -name opencode.db | head -n1; }
 	run -0 --separate-stderr agc --json ls --orphans
 	[[ -z $output ]]
 }
+
+# A Codex root with a sub-agent, and an OpenCode root with a child: "CHILD PARENT" of each.
+fam_codex() {
+	jq -r 'select(.agent == "codex" and .parent != null) | "\(.id) \(.parent)"' "$MAN" |
+		while read -r c p; do
+			[[ $(jq -r --arg p "$p" 'select(.id == $p) | .parent' "$MAN") == null ]] && echo "$c $p" && break
+		done
+}
+fam_opencode() {
+	jq -r 'select(.agent == "opencode" and .parent != null) | "\(.id) \(.parent)"' "$MAN" |
+		while read -r c p; do
+			[[ $(jq -r --arg p "$p" 'select(.id == $p) | .parent' "$MAN") == null ]] && echo "$c $p" && break
+		done
+}
+
+@test "ls: a parent that may still be on record keeps its child a child (a linked or moved rollout, a store that cannot be reached); prune leaves the family" {
+	mk_home 0 2 2 0 family
+	local xc xp oc op rollout sq out=$BATS_TEST_TMPDIR/outside
+	read -r xc xp < <(fam_codex)
+	read -r oc op < <(fam_opencode)
+	[[ -n $xc && -n $xp && -n $oc && -n $op ]]
+	mkdir -p "$out"
+	# a parent rollout that is a link (the index lists regular files only): Codex may read it
+	# (its row names no path: the link alone keeps it)
+	sq=$(find "$HOME/.codex" -maxdepth 1 -name 'state_*.sqlite' | head -n1)
+	sqlite3 "$sq" "UPDATE threads SET rollout_path = '' WHERE id = '$xp'"
+	rollout=$(arts_of "$xp" | grep '/rollout-')
+	mv "$rollout" "$out/"
+	ln -s "$out/$(basename "$rollout")" "$rollout"
+	run -0 --separate-stderr agc --json ls
+	json_ok --arg c "$xc" 'all(.[]; .id != $c)'
+	# moved away, with threads.rollout_path naming where it is now
+	rm "$rollout"
+	sqlite3 "$sq" "UPDATE threads SET rollout_path = '$out/$(basename "$rollout")' WHERE id = '$xp'"
+	run -0 --separate-stderr agc --json ls
+	json_ok --arg c "$xc" 'all(.[]; .id != $c)'
+	run -0 --separate-stderr agc --json prune --agent codex --older-than 0s --settle 0s --yes
+	[[ -n $(find "$HOME/.codex" -name "*$xc*.jsonl") ]]
+	# an OpenCode store that is a link leading nowhere (a disk not mounted) may hold the parent
+	sqlite3 "$(oc_db)" "PRAGMA foreign_keys = OFF; DELETE FROM session WHERE id = '$op';"
+	ln -s "$out/gone/opencode.db" "$(dirname "$(oc_db)")/opencode-beta.db"
+	run --separate-stderr agc --json ls --agent opencode
+	[[ $stderr == *"opencode-beta.db"* ]]
+	json_ok --arg c "$oc" 'all(.[]; .id != $c)'
+	run --separate-stderr agc --json prune --agent opencode --older-than 0s --settle 0s --yes
+	[[ $(sqlite3 "$(oc_db)" "SELECT count(*) FROM session WHERE id = '$oc'") == 1 ]]
+	# gone for good: the child is a root
+	rm "$(dirname "$(oc_db)")/opencode-beta.db"
+	run -0 --separate-stderr agc --json ls --agent opencode
+	json_ok --arg c "$oc" 'any(.[]; .id == $c and .parent_gone == true)'
+}
+
+@test "ls: an OpenCode parent in \$OPENCODE_DB behind a dir that cannot be read keeps its child a child" {
+	nobody_setup
+	mk_home 0 2 0 0 family
+	local oc op other=$NB/other
+	read -r oc op < <(fam_opencode)
+	[[ -n $oc && -n $op ]]
+	mkdir -p "$other"
+	# the parent's row in the other store only
+	sqlite3 "$(oc_db)" "PRAGMA wal_checkpoint(TRUNCATE)" >/dev/null
+	cp "$(oc_db)" "$other/store.db"
+	sqlite3 "$(oc_db)" "PRAGMA foreign_keys = OFF; DELETE FROM session WHERE id = '$op';"
+	nobody_own
+	export OPENCODE_DB=$other/store.db
+	run -0 --separate-stderr agc_nobody --json ls --agent opencode
+	json_ok --arg c "$oc" 'all(.[]; .id != $c)'
+	chmod 000 "$other"
+	run --separate-stderr agc_nobody --json ls --agent opencode
+	chmod 755 "$other"
+	json_ok --arg c "$oc" 'all(.[]; .id != $c)'
+	unset OPENCODE_DB
+	run -0 --separate-stderr agc_nobody --json ls --agent opencode
+	json_ok --arg c "$oc" 'any(.[]; .id == $c and .parent_gone == true)'
+	nobody_teardown
+}

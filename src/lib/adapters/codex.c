@@ -5,6 +5,7 @@
  * its spawn closure (sub-agents, by thread_spawn_edges and by parent_thread_id in line 0).
  * A thread that a surviving fork reads (history_base, a leading rollout_reference line) is
  * refused unless the forks go too. */
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -188,6 +189,9 @@ typedef struct index {
 	rollout *v;
 	size_t n, cap;
 	struct { dirkey *v; size_t n, cap; } dirs;
+	/* names the index left out that may still be a rollout Codex reads (a link, a name in
+	 * upper case): in lower case, so that no thread is taken to be gone while one names it */
+	struct { char **v; size_t n, cap; } odd;
 	bool sorted;
 } index_t;
 
@@ -273,6 +277,9 @@ static void index_release(index_t *x)
 	for (i = 0; i < x->dirs.n; i++)
 		free(x->dirs.v[i].rel);
 	free(x->dirs.v);
+	for (i = 0; i < x->odd.n; i++)
+		free(x->odd.v[i]);
+	free(x->odd.v);
 	memset(x, 0, sizeof(*x));
 }
 
@@ -336,10 +343,23 @@ static int index_dir(index_t *x, int homefd, const char *rel, bool archived, ind
 			warn(ud, rel, "too many entries");
 			break;
 		}
-		if (!rollout_name(e->d_name, id, &zst))
+		if (!rollout_name(e->d_name, id, &zst) ||
+		    fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode)) {
+			if (strncasecmp(e->d_name, "rollout-", 8) == 0) {
+				char **o = AGC_ARRAY_PUSH(&x->odd, CX_INDEX_MAX), *c;
+
+				if (!o || !(*o = agc_strdup(e->d_name))) {
+					if (o)
+						x->odd.n--;
+					rc = agc_error_oom();
+					break;
+				}
+				for (c = *o; *c; c++)
+					*c = (char)tolower((unsigned char)*c);
+			}
+			errno = 0;
 			continue;
-		if (fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
-			continue;
+		}
 		r = agc_strfmt("%s/%s", rel, e->d_name);
 		rc = r ? index_add(x, r, id, zst, archived, &st) : -1;
 		free(r);
@@ -1792,6 +1812,58 @@ static int corphan_add(crows *O, const char *v, int64_t updated)
 	return 0;
 }
 
+/* Whether thread id (a parent a listed sub-agent names) is gone: no rollout of it listed (an
+ * orphan's rows are no record), no name the index left out that holds it (a link, upper case),
+ * and no threads row of it whose rollout_path names something that exists (a home that moved:
+ * Codex may still find it). A database that cannot be read may hold that row: not gone. */
+static bool cx_parent_gone(crows *R, const index_t *x, const cxdbs *D, const char *id)
+{
+	const crow *up = crow_find(R, id);
+	char low[AGC_ID_MAX];
+	size_t i;
+
+	if (up && !up->orphan)
+		return false;
+	for (i = 0; i < sizeof(low) - 1 && id[i]; i++)
+		low[i] = (char)tolower((unsigned char)id[i]);
+	low[i] = '\0';
+	for (i = 0; i < x->odd.n; i++)
+		if (strstr(x->odd.v[i], low))
+			return false;
+	for (i = 0; i < D->n; i++) {
+		sqlite3_stmt *st = NULL;
+		bool found = false;
+
+		if (D->v[i].err || !D->v[i].db)
+			return false;
+		if (!D->v[i].threads || !agc_db_has_column(D->v[i].db, "threads", "rollout_path"))
+			continue;
+		if (sqlite3_prepare_v2(D->v[i].db, "SELECT rollout_path FROM threads WHERE id = ?1 COLLATE NOCASE", -1,
+				       &st, NULL) != SQLITE_OK)
+			return false;
+		sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+		for (;;) {
+			int rc = sqlite3_step(st);
+			const char *path;
+			struct stat pst;
+
+			if (rc == SQLITE_DONE)
+				break;
+			if (rc != SQLITE_ROW) {
+				found = true; /* could not be read to its end */
+				break;
+			}
+			path = (const char *)sqlite3_column_text(st, 0);
+			if (path && *path && lstat(path, &pst) == 0)
+				found = true;
+		}
+		sqlite3_finalize(st);
+		if (found)
+			return false;
+	}
+	return true;
+}
+
 /* SPEC "ls --orphans": the threads that rows of a database (by the columns that key a table by
  * thread, as discovery deletes them: thread_keys) or a shell snapshot or TUI marker name, that
  * have no rollout; added to R (sorted again) with a gate entry, to be charged as the threads
@@ -2043,12 +2115,10 @@ static int cx_list(agc_ctx *ctx, const agc_rootset *rs, const agc_ls_opts *opts,
 		};
 
 		/* a sub-agent whose parent has no rollout is a root now (SPEC "ls"), unless a
-		 * dir of rollouts could not be read to its end (the parent's may be there) */
-		if (R.v[i].parent && !R.v[i].orphan && !w.cut) {
-			const crow *up = crow_find(&R, R.v[i].parent);
-
-			info.parent_gone = !up || up->orphan;
-		}
+		 * dir of rollouts or the SQLite home could not be read (the parent's rollout or
+		 * row may be there) */
+		if (R.v[i].parent && !R.v[i].orphan && !w.cut && !(qp && qfd < 0))
+			info.parent_gone = cx_parent_gone(&R, &x, &D, R.v[i].parent);
 		if (sink->add(sink, &info, R.v[i].gate) < 0)
 			rc = -1;
 	}

@@ -94,8 +94,11 @@ static int each_db(agc_ctx *ctx, const agc_rootset *rs, int datafd,
 			/* a linked database is looked through (read-only) so its sessions are found
 			 * and reported; its rows are never deleted through the link (R2). One that
 			 * is not a regular file (a FIFO, a dir) is a store that cannot be read: it is
-			 * said, never opened (R8). */
-			if (fstatat(datafd, e->d_name, &st, 0) < 0)
+			 * said, never opened (R8). So is one that cannot be reached (a link into a
+			 * dir that cannot be searched): only a name that is gone is no store. */
+			if (fstatat(datafd, e->d_name, &st, 0) < 0 &&
+			    (errno == ENOENT || errno == ENOTDIR) &&
+			    fstatat(datafd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 				continue;
 			rc = cb(R_DATA, e->d_name, ud);
 		}
@@ -2037,6 +2040,16 @@ static bool oc_records(const stores *S, int datafd, int data_err, nameset *rec, 
 	bool ok = true;
 
 	memset(rec, 0, sizeof(*rec));
+	/* $OPENCODE_DB in a dir that cannot be read: its sessions are records not seen */
+	{
+		int dbroot = agc_rootset_find(S->rs, "db");
+
+		if (dbroot >= 0 && S->rs->v[dbroot].exists && S->rs->v[dbroot].err) {
+			snprintf(why, nwhy, "cannot read '%s': %s", S->rs->v[dbroot].path,
+				 strerror(S->rs->v[dbroot].err));
+			return false;
+		}
+	}
 	for (i = 0; ok && i < S->n; i++) {
 		const store *st = &S->v[i];
 
