@@ -143,6 +143,7 @@ _agentgc() {
 			;;
 		--color) COMPREPLY=($(compgen -W $'auto\nalways\nnever' -- "$cur")) ;;
 		--sort) COMPREPLY=($(compgen -W $'updated\ncreated\nsize' -- "$cur")) ;;
+		--by) COMPREPLY=($(compgen -W $'agent\nproject\nkind' -- "$cur")) ;;
 		--agent) COMPREPLY=($(compgen -W "$(_agentgc_agents)" -- "$cur")) ;;
 		*) return 0 ;; # a number, a duration, a text: nothing to offer
 		esac

@@ -184,4 +184,4 @@ complete -c agentgc -n '__agentgc_using compact' -l dry-run -d 'change nothing: 
 
 # du
 complete -c agentgc -n '__agentgc_using du' -l agent -x -a 'claude codex opencode cursor' -d 'only this agent (repeatable)'
-complete -c agentgc -n '__agentgc_using du' -l by -x -a 'agent project' -d 'one row per agent, or per project of each agent'
+complete -c agentgc -n '__agentgc_using du' -l by -x -a 'agent project kind' -d 'one row per agent, per project of each agent, or per kind'

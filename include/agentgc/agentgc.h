@@ -322,6 +322,7 @@ AGC_API int agc_purge_many(agc_ctx *ctx, const char *agent, const char *const *i
 typedef enum agc_du_by {
 	AGC_DU_BY_AGENT = 0,
 	AGC_DU_BY_PROJECT,
+	AGC_DU_BY_KIND,
 } agc_du_by;
 
 typedef struct agc_du_opts {
@@ -352,6 +353,13 @@ typedef struct agc_du_row {
 	size_t prune_sessions;
 	/* agent rows: what compact would free, its dry run's free pages and WAL bytes */
 	uint64_t compact_bytes;
+	/* by kind: "transcripts" (each session's record: a transcript, a rollout), "sub-agents"
+	 * (a child's files, a subagents/ dir inside a session's dir), "side-files" (the rest of
+	 * a session's files, and its lines in shared files), "rows" (its database rows), "temp"
+	 * (its dirs in the temp root), "logs" (its debug logs and log rows), "orphans" (what is
+	 * left of sessions whose record is gone), "bulk" (what no session accounts for); bytes
+	 * and disk of that kind, sessions: how many have some. NULL in the other groupings */
+	const char *kind;
 } agc_du_row;
 
 /* Disk use per agent or per project, read-only, from one listing (ls --orphans) per run, one

@@ -10,8 +10,10 @@ enum { OPT_AGENT = 0x200, OPT_BY };
 
 const cli_opt cli_du_opts[] = {
 	{"agent", OPT_AGENT, 1, "A", "only this agent (repeatable)"},
-	{"by", OPT_BY, 1, "KEY", "agent (default) or project: one row per agent, or\n"
-				 "per project of each agent"},
+	{"by", OPT_BY, 1, "KEY", "agent (default), project or kind: one row per agent,\n"
+				 "per project of each agent, or per kind of what it\n"
+				 "keeps (transcripts, sub-agents, side-files, rows,\n"
+				 "temp, logs, orphans, bulk)"},
 	{NULL, 0, 0, NULL, NULL},
 };
 
@@ -29,9 +31,9 @@ static int du_opt(cli *c, int key, const char *v, void *ud)
 		else if (strcmp(v, "project") == 0)
 			o->by = AGC_DU_BY_PROJECT;
 		else if (strcmp(v, "kind") == 0)
-			return cli_usage("du", "--by kind is not built yet: use --by agent or --by project");
+			o->by = AGC_DU_BY_KIND;
 		else
-			return cli_usage("du", "--by takes agent or project, not '%s'", v);
+			return cli_usage("du", "--by takes agent, project or kind, not '%s'", v);
 		return 0;
 	}
 	return -1;
@@ -52,6 +54,17 @@ static json_t *row_json(const agc_du_row *r, agc_du_by by, bool total)
 		cli_json_set_str(o, "agent", r->agent);
 	if (!total && by == AGC_DU_BY_PROJECT)
 		cli_json_set_str(o, "project", r->project);
+	if (by == AGC_DU_BY_KIND) {
+		/* a session counts in each kind it has: the total has no count */
+		if (!total) {
+			cli_json_set_str(o, "kind", r->kind);
+			json_object_set_new(o, "sessions", json_integer((json_int_t)r->sessions));
+			json_object_set_new(o, "orphans", json_integer((json_int_t)r->orphans));
+		}
+		json_object_set_new(o, "bytes", json_integer((json_int_t)r->bytes));
+		json_object_set_new(o, "disk", json_integer((json_int_t)r->disk));
+		return o;
+	}
 	json_object_set_new(o, "sessions", json_integer((json_int_t)r->sessions));
 	json_object_set_new(o, "orphans", json_integer((json_int_t)r->orphans));
 	json_object_set_new(o, "bytes", json_integer((json_int_t)r->bytes));
@@ -95,6 +108,13 @@ static void print_row(du_out *d, const agc_du_row *r, const char *agent, const c
 	cli_size(r->bytes, b[0], sizeof(b[0]));
 	cli_size(r->disk, b[1], sizeof(b[1]));
 	cli_size(r->prune_bytes, b[2], sizeof(b[2]));
+	if (d->by == AGC_DU_BY_KIND) {
+		if (r->kind)
+			printf("%-8s %-11s %8zu %7zu %9s %9s\n", agent, r->kind, r->sessions, r->orphans, b[0], b[1]);
+		else
+			printf("%-8s %-11s %8s %7s %9s %9s\n", agent, "", "", "", b[0], b[1]);
+		return;
+	}
 	printf("%-8s %8zu %7zu %9s %9s", agent, r->sessions, r->orphans, b[0], b[1]);
 	if (d->by == AGC_DU_BY_AGENT) {
 		cli_size(r->bulk_bytes, b[3], sizeof(b[3]));
@@ -117,7 +137,9 @@ static int on_row(const agc_du_row *r, void *ud)
 	du_out *d = ud;
 
 	if (d->n++ == 0 && !d->c->json) {
-		if (d->by == AGC_DU_BY_AGENT)
+		if (d->by == AGC_DU_BY_KIND)
+			printf("%-8s %-11s %8s %7s %9s %9s\n", "AGENT", "KIND", "SESSIONS", "ORPHANS", "SIZE", "DISK");
+		else if (d->by == AGC_DU_BY_AGENT)
 			printf("%-8s %8s %7s %9s %9s %9s %9s %9s\n", "AGENT", "SESSIONS", "ORPHANS", "SIZE", "DISK", "BULK",
 			       "COMPACT", "PRUNE>30D");
 		else

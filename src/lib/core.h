@@ -46,6 +46,10 @@ struct agc_ctx {
 	char *tmp;         /* the temp root: the caller's for the own home, "/tmp" otherwise */
 	const char *tmp_source;
 	agc_rootset roots[AGC_AGENTS_MAX];
+	/* While a guarded run of many (agc_purge_guarded) with a keep list runs: its keep closure
+	 * (sorted, strcmp), which an adapter with spares_kept leaves out of a plan's children. */
+	char *const *spare;
+	size_t n_spare;
 };
 
 /* An agent's environment variable, only when the home is the caller's own and it is non-empty. */
@@ -261,6 +265,10 @@ typedef struct agc_plan {
 	char *const *going;
 	size_t n_going;
 	bool batch_conflict;
+	/* Ids the plan does not take as its children (agc_adapter.spares_kept: a kept id reaches
+	 * them), sorted (strcmp); NULL: none. Set by the engine before discovery. */
+	char *const *spare;
+	size_t n_spare;
 	/* The adapter's state for the run (agc_adapter.run_new), shared by every plan of it:
 	 * what it read once for many ids (NULL: none, read afresh). */
 	void *run;
@@ -367,6 +375,12 @@ typedef struct agc_adapter {
 	/* discover finds holders of its own (a registry): the re-check just before each removal
 	 * runs it with plan->holders_only; an adapter without one is not asked */
 	bool registry;
+	/* A descendant that a kept id also reaches stays when its ancestor goes (SPEC
+	 * "Relations": Codex sub-agents, each a thread of its own): in a prune with a keep list,
+	 * agc_plan_add_id leaves the ids of the keep closure (agc_ctx.spare) out of the plan,
+	 * so its relations are not followed through them, and a hint names each. Without it, a
+	 * plan that reaches a kept id is skipped whole ("kept"). */
+	bool spares_kept;
 	/* Stream the agent's sessions (unsorted; the core filters, sorts and limits). */
 	int (*list)(agc_ctx *ctx, const agc_rootset *rs, const agc_ls_opts *opts, agc_ls_sink *sink);
 	/* Environment variables that name the session of a process the agent started
@@ -452,5 +466,9 @@ int agc_compact_paths(agc_ctx *ctx, unsigned flags, char **paths, size_t n,
 int agc_purge_guarded(agc_ctx *ctx, const char *agent, const char *const *ids, size_t n, unsigned flags,
 		      const agc_guard *g, agc_report **out, size_t *out_done);
 void agc_keep_closure_free(char **v, size_t n);
+
+/* The plan of session id of agent as show discovers it, sized (read-only); run: the adapter's
+ * state for many ids (agc_adapter.run_new) or NULL. 0, or -1 (error set; p released). */
+int agc_plan_discover(agc_ctx *ctx, size_t agent, const char *id, void *run, agc_plan *p);
 
 #endif

@@ -19,9 +19,17 @@ typedef struct du_row {
 	char *project;
 } du_row;
 
+/* by kind (agc_du_row.kind), in the order of the rows */
+enum { K_TRANSCRIPTS, K_SUBAGENTS, K_SIDE, K_ROWS, K_TEMP, K_LOGS, K_ORPHANS, K_BULK, K_N };
+static const char *const kind_names[K_N] = {"transcripts", "sub-agents", "side-files", "rows",
+					     "temp",        "logs",       "orphans",    "bulk"};
+
 typedef struct du_run {
 	const agc_du_opts *o;
 	agc_ctx *ctx;
+	/* by kind: each agent's root sessions with a record, discovered after the listing */
+	struct { char **v; size_t n, cap; } ids[AGC_AGENTS_MAX];
+	agc_du_row kind[AGC_AGENTS_MAX][K_N];
 	int64_t now_ms;
 	du_row agent[AGC_AGENTS_MAX];
 	struct { du_row *v; size_t n, cap; } proj;
@@ -62,6 +70,23 @@ static int du_session(const agc_session_info *s, void *ud)
 	du_row *p = NULL;
 
 	add_to(&D->agent[a].r, s, prunable);
+	if (D->o->by == AGC_DU_BY_KIND) {
+		char **slot;
+
+		if (s->orphan) {
+			D->kind[a][K_ORPHANS].sessions++;
+			D->kind[a][K_ORPHANS].bytes += s->bytes;
+			D->kind[a][K_ORPHANS].disk += s->disk;
+			return 0;
+		}
+		if (!(slot = AGC_ARRAY_PUSH(&D->ids[a], (size_t)1 << 24)) || !(*slot = agc_strdup(s->id))) {
+			if (slot)
+				D->ids[a].n--;
+			D->oom = true;
+			return 1;
+		}
+		return 0;
+	}
 	if (D->o->by != AGC_DU_BY_PROJECT)
 		return 0;
 	for (i = 0; i < D->proj.n && !p; i++)
@@ -142,6 +167,88 @@ static void walk_roots(du_run *D, size_t a, agc_size *total)
 	}
 }
 
+/* Whether rel is a log: a file or dir named *.log, or anything under a debug/, log/ or logs/
+ * dir (Claude's debug/<S>.txt). */
+static bool is_log(const char *rel)
+{
+	size_t n = strlen(rel);
+	const char *c;
+
+	if (n > 4 && strcmp(rel + n - 4, ".log") == 0)
+		return true;
+	for (c = rel; c; c = strchr(c, '/'), c = c ? c + 1 : NULL)
+		if (strncmp(c, "debug/", 6) == 0 || strncmp(c, "log/", 4) == 0 || strncmp(c, "logs/", 5) == 0)
+			return true;
+	return false;
+}
+
+static void kind_add(agc_du_row *k, bool *seen, uint64_t bytes, uint64_t disk)
+{
+	if (!bytes && !disk)
+		return;
+	k->bytes += bytes;
+	k->disk += disk;
+	if (!*seen)
+		k->sessions++;
+	*seen = true;
+}
+
+/* Session id of agent a, discovered as show sees it, its figures added to the kinds: the same
+ * sizes ls gives it (SPEC "Sizes"), so the kinds add up to the agent's bytes. */
+static void du_kinds(du_run *D, size_t a, const char *id, void *run)
+{
+	agc_du_row *K = D->kind[a];
+	bool seen[K_N] = {false};
+	agc_plan p;
+	size_t i;
+
+	if (agc_plan_discover(D->ctx, a, id, run, &p) < 0) {
+		du_warn(D, agc_strfmt("%s session %s not measured by kind: %s", agc_agent_name(a), id, agc_error_last()));
+		return;
+	}
+	for (i = 0; i < p.arts.n; i++) {
+		const agc_artifact *x = &p.arts.v[i];
+		uint64_t bytes = x->bytes, disk = x->disk;
+		const char *root = p.roots->v[x->root].name;
+		int k;
+
+		if (root && strcmp(root, "temp") == 0)
+			k = K_TEMP;
+		else if (x->session && strcmp(x->session, p.id) != 0)
+			k = K_SUBAGENTS;
+		else if (is_log(x->rel))
+			k = K_LOGS;
+		else
+			k = (x->flags & AGC_ART_RECORD) ? K_TRANSCRIPTS : K_SIDE;
+		/* a subagents/ dir inside a session's dir holds its sub-agents' transcripts */
+		if (k != K_TEMP && k != K_SUBAGENTS && x->kind == 'd' && !x->behind_link) {
+			char *rel = agc_strfmt("%s/subagents", x->rel);
+			agc_size sz = {0};
+			int rootfd = agc_plan_rootfd(&p, x->root);
+
+			if (rel && rootfd >= 0 && agc_size_at(rootfd, rel, &sz, NULL) == 1 && sz.bytes <= bytes &&
+			    sz.disk <= disk) {
+				kind_add(&K[K_SUBAGENTS], &seen[K_SUBAGENTS], sz.bytes, sz.disk);
+				bytes -= sz.bytes;
+				disk -= sz.disk;
+			}
+			free(rel);
+		}
+		kind_add(&K[k], &seen[k], bytes, disk);
+	}
+	for (i = 0; i < p.rows.n; i++) {
+		const char *db = p.rows.v[i].db < p.dbs.n ? p.dbs.v[p.rows.v[i].db].rel : "";
+		const char *base = db ? strrchr(db, '/') : NULL;
+
+		base = base ? base + 1 : db ? db : "";
+		kind_add(&K[strncmp(base, "logs", 4) == 0 ? K_LOGS : K_ROWS],
+			 &seen[strncmp(base, "logs", 4) == 0 ? K_LOGS : K_ROWS], p.rows.v[i].bytes, 0);
+	}
+	for (i = 0; i < p.lines.n; i++)
+		kind_add(&K[K_SIDE], &seen[K_SIDE], p.lines.v[i].bytes, 0);
+	agc_plan_release(&p);
+}
+
 static int du_compact(const agc_compact_info *ci, void *ud)
 {
 	du_run *D = ud;
@@ -175,7 +282,7 @@ int agc_du(agc_ctx *ctx, const agc_du_opts *o, int (*cb)(const agc_du_row *row, 
 
 	if (!o || o->version != AGC_DU_OPTS_VERSION)
 		return agc_error_set(-1, "agc_du needs options of version %d", AGC_DU_OPTS_VERSION);
-	if (o->by != AGC_DU_BY_AGENT && o->by != AGC_DU_BY_PROJECT)
+	if (o->by != AGC_DU_BY_AGENT && o->by != AGC_DU_BY_PROJECT && o->by != AGC_DU_BY_KIND)
 		return agc_error_set(-1, "agc_du: no such grouping (%d)", (int)o->by);
 	if (o->prune_age_ms < 0)
 		return agc_error_set(-1, "agc_du: the prune age cannot be negative");
@@ -212,7 +319,41 @@ int agc_du(agc_ctx *ctx, const agc_du_opts *o, int (*cb)(const agc_du_row *row, 
 		r->bulk_bytes = total.bytes > r->bytes ? total.bytes - r->bytes : 0;
 		r->bulk_disk = total.disk > r->disk ? total.disk - r->disk : 0;
 	}
-	if (o->by == AGC_DU_BY_PROJECT) {
+	if (o->by == AGC_DU_BY_KIND) {
+		bool stop = false;
+
+		for (a = 0; a < agc_agent_count() && a < AGC_AGENTS_MAX && !stop; a++) {
+			const agc_adapter *ad = agc_adapter_table[a];
+			void *run = NULL;
+			int k;
+
+			if (o->agents && !(o->agents & agc_agent_bit(agc_agent_name(a))))
+				continue;
+			if (ad->run_new && !(run = ad->run_new())) {
+				rc = agc_error_oom();
+				goto out;
+			}
+			for (i = 0; i < D.ids[a].n; i++)
+				du_kinds(&D, a, D.ids[a].v[i], run);
+			if (ad->run_free)
+				ad->run_free(run);
+			D.kind[a][K_BULK].bytes = D.agent[a].r.bulk_bytes;
+			D.kind[a][K_BULK].disk = D.agent[a].r.bulk_disk;
+			for (k = 0; k < K_N && !stop; k++) {
+				agc_du_row *r = &D.kind[a][k];
+
+				if (!r->bytes && !r->disk && !r->sessions)
+					continue;
+				r->agent = agc_agent_name(a);
+				r->kind = kind_names[k];
+				if (k == K_ORPHANS) {
+					r->orphans = r->sessions;
+					r->sessions = 0;
+				}
+				stop = cb(r, ud) != 0;
+			}
+		}
+	} else if (o->by == AGC_DU_BY_PROJECT) {
 		if (D.proj.n > 1)
 			qsort(D.proj.v, D.proj.n, sizeof(*D.proj.v), proj_cmp);
 		for (i = 0; i < D.proj.n; i++) {
@@ -234,5 +375,10 @@ out:
 	for (i = 0; i < D.proj.n; i++)
 		free(D.proj.v[i].project);
 	free(D.proj.v);
+	for (a = 0; a < AGC_AGENTS_MAX; a++) {
+		for (i = 0; i < D.ids[a].n; i++)
+			free(D.ids[a].v[i]);
+		free(D.ids[a].v);
+	}
 	return rc;
 }

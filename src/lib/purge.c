@@ -93,6 +93,12 @@ static int discover_in(agc_ctx *ctx, size_t agent, const char *canon, agc_plan *
 	agc_plan_init(p, agc_adapter_table[agent], ctx, rs, canon);
 	p->going = going;
 	p->n_going = n_going;
+	/* a prune with a keep list: descendants a kept id reaches stay (agc_adapter.spares_kept);
+	 * the keep closure itself is found with every relation followed */
+	if (p->ad->spares_kept && m != DISCOVER_KEEP) {
+		p->spare = ctx->spare;
+		p->n_spare = ctx->n_spare;
+	}
 	p->run = run;
 	p->flags = flags;
 	p->gate_only = m == DISCOVER_GATE || m == DISCOVER_KEEP || m == DISCOVER_HOLDERS;
@@ -3119,6 +3125,11 @@ static int many(agc_ctx *ctx, const char *agent, const char *const *idv, size_t 
 	b.it = calloc(n ? n : 1, sizeof(*b.it));
 	if (!b.it)
 		return agc_error_oom();
+	/* every discovery of the run, residuals included, leaves what the keep list reaches */
+	if (g && g->n_keep) {
+		ctx->spare = g->keep;
+		ctx->n_spare = g->n_keep;
+	}
 	for (a = 0; agc_adapter_table[a]; a++)
 		if (agc_adapter_table[a]->run_new && !(b.run[a] = agc_adapter_table[a]->run_new())) {
 			rc = -1;
@@ -3275,6 +3286,8 @@ out:
 	for (k = 0; k < b.expect.n; k++)
 		free(b.expect.v[k].rel);
 	free(b.expect.v);
+	ctx->spare = NULL;
+	ctx->n_spare = 0;
 	return rc;
 }
 
@@ -3359,6 +3372,20 @@ int agc_keep_closure(agc_ctx *ctx, size_t agent, const char *const *ids, size_t 
 	}
 	*out = v;
 	*n_out = j;
+	return 0;
+}
+
+int agc_plan_discover(agc_ctx *ctx, size_t agent, const char *id, void *run, agc_plan *p)
+{
+	char canon[AGC_ID_MAX];
+
+	memset(p, 0, sizeof(*p));
+	if (agc_adapter_table[agent]->id_canon(id, canon) < 0)
+		return agc_error_set(-1, "'%s' is no %s id", id, agc_adapter_table[agent]->name);
+	if (discover_in(ctx, agent, canon, p, DISCOVER_ALL, NULL, 0, run, 0) < 0) {
+		agc_plan_release(p);
+		return -1;
+	}
 	return 0;
 }
 

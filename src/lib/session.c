@@ -206,6 +206,11 @@ int agc_plan_root_err(agc_plan *p, size_t root)
 	return p->local.v[root].err;
 }
 
+static int spare_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
 int agc_plan_add_id(agc_plan *p, const char *id)
 {
 	char **slot;
@@ -216,6 +221,22 @@ int agc_plan_add_id(agc_plan *p, const char *id)
 	for (i = 0; i < p->ids.n; i++)
 		if (strcmp(p->ids.v[i], id) == 0)
 			return 0;
+	/* a descendant a kept id reaches stays (agc_plan.spare): not the plan's own id, which the
+	 * guard judges ("kept") */
+	if (p->ids.n && p->n_spare && bsearch(&id, p->spare, p->n_spare, sizeof(*p->spare), spare_cmp)) {
+		char *msg = agc_strfmt("'%s', a sub-agent of this session, is kept (a kept id reaches it): "
+				       "left, with what it reaches, and not purged with this one", id);
+
+		for (i = 0; msg && i < p->hints.n; i++)
+			if (!p->hints.v[i].what && strcmp(p->hints.v[i].text, msg) == 0)
+				break;
+		if (!msg || (i == p->hints.n && agc_plan_add_hint(p, NULL, msg) < 0)) {
+			free(msg);
+			return agc_error_oom();
+		}
+		free(msg);
+		return 0;
+	}
 	db = AGC_ARRAY_PUSH(&p->id_db, AGC_PLAN_MAX_ITEMS);
 	if (!db)
 		return -1;

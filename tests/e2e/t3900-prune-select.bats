@@ -5,6 +5,15 @@
 load lib
 load pr
 
+# The descendants of Codex thread $1 in the manifest, at any depth, one a line.
+cx_desc() {
+	local id
+	for id in $(jq -r --arg p "$1" 'select(.agent == "codex" and .parent == $p) | .id' "$MAN"); do
+		echo "$id"
+		cx_desc "$id"
+	done
+}
+
 @test "prune: no selector, and no --yes off a terminal, are usage errors that change nothing" {
 	mk_home 3 2 2 2 family
 	home_state >"$BATS_TEST_TMPDIR/before"
@@ -84,7 +93,7 @@ load pr
 	json_ok --argjson n "$(grep -c . <<<"$young")" '.[-1].summary.skipped.unsettled == $n'
 }
 
-@test "prune --keep: every session not listed goes; listed ones and the parents of listed children stay" {
+@test "prune --keep: every session not listed goes; listed ones stay, an OpenCode child with its parent, a Codex sub-agent without its parent" {
 	mk_home 4 3 3 2 family
 	local c1 o1 x1 ochild oparent xchild xparent keep=$BATS_TEST_TMPDIR/keep.txt
 	c1=$(jq -r 'select(.agent == "claude") | .id' "$MAN" | head -n1)
@@ -98,16 +107,30 @@ load pr
 	[[ -n $ochild && -n $oparent && -n $xchild && -n $xparent ]]
 	printf '# the sessions the orchestrator still knows\n%s\n\n  %s  \n%s\nnot-an-id\n%s\n%s\n' \
 		"$c1" "$o1" "$x1" "$ochild" "$xchild" >"$keep"
+	# what the kept Codex sub-agent reaches (its own sub-agents) stays with it; the rest of its
+	# parent's closure goes
+	local xkept xgone k
+	xkept=$(cx_desc "$xchild" | sort)
+	xgone=$(comm -23 <(cx_desc "$xparent" | sort) <(printf '%s\n' "$xchild" $xkept | sort))
+	[[ -n $xgone ]]
 	run -0 --separate-stderr agc --json prune --keep "$keep" --yes
 	[[ $stderr == *"line 6: 'not-an-id' is no agent's id: ignored"* ]]
-	diff <(printf '%s\n' "claude $c1" "codex $x1" "codex $xparent" "opencode $o1" "opencode $oparent" | sort -u) \
+	# an OpenCode child goes only with its parent (SPEC "Relations"): the parent stays whole; a
+	# Codex sub-agent is a thread of its own: its parent goes, it stays, a root now
+	diff <(printf '%s\n' "claude $c1" "codex $x1" "codex $xchild" "opencode $o1" "opencode $oparent" | sort -u) \
 		<(roots | awk '{ print $1, $2 }')
 	json_ok --arg p "$oparent" 'any(.[]; .id == $p and .status == "skipped" and .reason == "kept")'
-	json_ok --arg p "$xparent" 'any(.[]; .id == $p and .status == "skipped" and .reason == "kept")'
+	json_ok --arg p "$xparent" --arg c "$xchild" 'any(.[]; .id == $p and .status == "purged" and
+		((.children // []) | index($c) | not) and any(.hints[]; contains($c) and contains("kept")))'
+	[[ -n $(find "$HOME/.codex" -name "*$xchild*.jsonl") && -z $(find "$HOME/.codex" -name "*$xparent*.jsonl") ]]
+	for k in $xkept; do [[ -n $(find "$HOME/.codex" -name "*$k*.jsonl") ]]; done
+	for k in $xgone; do [[ -z $(find "$HOME/.codex" -name "*$k*.jsonl") ]]; done
 	agc show opencode "$ochild" >/dev/null
 	agc show codex "$xchild" >/dev/null
 	# the kept ones are not reported at all
 	json_ok --arg id "$c1" 'all(.[]; .id != $id)'
+	run -0 --separate-stderr agc --json ls
+	json_ok --arg c "$xchild" --arg p "$xparent" 'any(.[]; .id == $c and .parent == $p and .parent_gone == true)'
 	# and an empty keep list keeps nothing (but the settle floor)
 	run -0 --separate-stderr agc --json prune --keep /dev/null --yes
 	[[ -z $(roots) ]]

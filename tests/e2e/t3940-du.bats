@@ -12,6 +12,7 @@ du_home() {
 	local id
 	id=$(jq -r 'select(.agent == "claude" and .parent == null) | .id' "$MAN" | head -n1)
 	rm "$(jq -r --arg id "$id" 'select(.id == $id) | .artifacts[]' "$MAN" | grep "/$id.jsonl$")"
+	ORPH=$id
 }
 
 @test "du: per agent, its sessions, orphans and bytes are the sums of what ls --orphans reports" {
@@ -87,9 +88,42 @@ du_home() {
 	json_ok 'any(.[:-1][]; .agent == "claude" and .project == null and .orphans == 1)'
 	json_ok --argjson n "$(jq -s 'length' <<<"$ls")" '.[-1].total.sessions + .[-1].total.orphans == $n'
 	diff -u "$BATS_TEST_TMPDIR/before" <(home_state)
-	run -2 --separate-stderr agc du --by kind
-	[[ $stderr == *"--by kind is not built yet"* ]]
 	run -2 --separate-stderr agc du --by size
-	[[ $stderr == *"--by takes agent or project"* ]]
+	[[ $stderr == *"--by takes agent, project or kind"* ]]
 	run -2 --separate-stderr agc du extra
+}
+
+@test "du --by kind: each agent's kinds add up to its sessions, orphans and bulk; each kind is where its files are" {
+	du_home
+	home_state >"$BATS_TEST_TMPDIR/before"
+	run -0 --separate-stderr agc --json du
+	local du=$output
+	run -0 --separate-stderr agc --json du --by kind
+	local kinds=$output
+	diff -u "$BATS_TEST_TMPDIR/before" <(home_state)
+	json_ok '.[:-1] | all(.[]; .kind | IN("transcripts", "sub-agents", "side-files", "rows", "temp", "logs", "orphans", "bulk"))'
+	for a in claude codex opencode cursor; do
+		local want got
+		want=$(jq -s -c --arg a "$a" '.[] | select(.agent == $a) | [.bytes + .bulk.bytes, .disk + .bulk.disk, .orphan_bytes, .bulk.bytes]' <<<"$du")
+		got=$(jq -s -c --arg a "$a" 'map(select(.agent == $a)) | [(map(.bytes) | add), (map(.disk) | add),
+			(map(select(.kind == "orphans") | .bytes) | add // 0), (map(select(.kind == "bulk") | .bytes) | add // 0)]' <<<"$kinds")
+		[[ $want == "$got" ]] || { echo "$a: du says $want, du --by kind says $got"; return 1; }
+	done
+	json_ok '.[-1].total.bytes == (.[:-1] | map(.bytes) | add)'
+	# where the files are: the transcripts of Claude are its <S>.jsonl files, and rows only of
+	# the agents with databases
+	local tr
+	tr=$(find "$HOME/.claude/projects" -maxdepth 2 -type f -name '*.jsonl' -printf '%s\n' | awk '{ s += $1 } END { print s + 0 }')
+	json_ok --argjson t "$tr" 'any(.[]; .agent == "claude" and .kind == "transcripts" and .bytes == $t)'
+	# and its sub-agents the files of the subagents/ dirs inside its session dirs
+	tr=$(find "$HOME/.claude/projects" -path '*/subagents/*' -not -path "*/$ORPH/*" -type f -printf '%s\n' | awk '{ s += $1 } END { print s + 0 }')
+	((tr > 0))
+	json_ok --argjson t "$tr" 'any(.[]; .agent == "claude" and .kind == "sub-agents" and .bytes == $t)'
+	json_ok 'all(.[:-1][]; .agent != "claude" or .kind != "rows")'
+	json_ok 'any(.[]; .agent == "opencode" and .kind == "rows" and .bytes > 0)'
+	json_ok 'any(.[]; .agent == "codex" and .kind == "sub-agents" and .bytes > 0)'
+	json_ok 'any(.[]; .agent == "claude" and .kind == "orphans" and .orphans == 1)'
+	run -0 --separate-stderr agc du --by kind
+	[[ ${lines[0]} == "AGENT "*"KIND"*"SIZE"*"DISK" ]]
+	[[ ${lines[-1]} == total* ]]
 }

@@ -1095,9 +1095,12 @@ static int spawn_closure(agc_plan *p, const cxdbs *D, index_t *x, int homefd)
 
 			rollout_read(r, homefd);
 			if (r->parent && !in_ids(p, r->id) && in_ids(p, r->parent)) {
+				size_t before = p->ids.n;
+
 				if (agc_plan_add_id(p, r->id) < 0)
 					return -1;
-				added++;
+				/* a kept sub-agent (agc_plan.spare) is left: not added */
+				added += p->ids.n - before;
 			}
 		}
 		for (i = 0; i < p->ids.n; i++)
@@ -1257,7 +1260,20 @@ static int forks(agc_plan *p, const cxdbs *D, index_t *x, int homefd)
 					return -1;
 				continue;
 			}
-			if (agc_plan_add_id(p, r->id) < 0 || spawn_closure(p, D, x, homefd) < 0)
+			{
+				size_t before = p->ids.n;
+
+				if (agc_plan_add_id(p, r->id) < 0)
+					return -1;
+				/* a kept fork (agc_plan.spare) stays, and so it blocks, as without
+				 * --with-forks: its rollout reads this one's */
+				if (p->ids.n == before) {
+					if (agc_plan_add_fork(p, r->id) < 0)
+						return -1;
+					continue;
+				}
+			}
+			if (spawn_closure(p, D, x, homefd) < 0)
 				return -1;
 			again = true;
 		}
@@ -2203,6 +2219,7 @@ const agc_adapter agc_adapter_codex = {
 	.list = cx_list,
 	.env_names = cx_env,
 	.n_env_names = 2,
+	.spares_kept = true,
 	.run_new = cx_run_new,
 	.run_free = cx_run_free,
 	.databases = cx_databases,
