@@ -443,7 +443,9 @@ bool agc_db_references(sqlite3 *db, const char *from, const char *to)
 	return found;
 }
 
-size_t agc_db_next_table(sqlite3 *db, const char *const *todo, size_t n)
+/* agc_db_next_table with the references told by refs(ud, from, to) */
+static size_t next_table(const char *const *todo, size_t n, bool (*refs)(const void *ud, const char *from, const char *to),
+			 const void *ud)
 {
 	size_t i, k;
 
@@ -453,7 +455,7 @@ size_t agc_db_next_table(sqlite3 *db, const char *const *todo, size_t n)
 		if (!todo[i])
 			continue;
 		for (k = 0; k < n && !referenced; k++)
-			referenced = k != i && todo[k] && agc_db_references(db, todo[k], todo[i]);
+			referenced = k != i && todo[k] && refs(ud, todo[k], todo[i]);
 		if (!referenced)
 			return i;
 	}
@@ -461,6 +463,139 @@ size_t agc_db_next_table(sqlite3 *db, const char *const *todo, size_t n)
 	for (i = 0; i < n && !todo[i]; i++)
 		;
 	return i;
+}
+
+static bool db_refs(const void *ud, const char *from, const char *to)
+{
+	return agc_db_references((sqlite3 *)ud, from, to);
+}
+
+size_t agc_db_next_table(sqlite3 *db, const char *const *todo, size_t n)
+{
+	return next_table(todo, n, db_refs, db);
+}
+
+void agc_db_schema_release(agc_db_schema *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->ncols; i++) {
+		free(s->cols[i].table);
+		free(s->cols[i].name);
+	}
+	for (i = 0; i < s->nfks; i++) {
+		free(s->fks[i].from);
+		free(s->fks[i].to);
+	}
+	free(s->cols);
+	free(s->fks);
+	memset(s, 0, sizeof(*s));
+}
+
+/* Each row's two text columns as a pair into *v (n, cap), at most max. 0 or -1. */
+static int schema_pairs(sqlite3 *db, const char *sql, char *(**v)[2], size_t *n, size_t *cap)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+
+	if (rc != SQLITE_OK)
+		return agc_db_fail(db, rc, "cannot read the schema");
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *a = (const char *)sqlite3_column_text(st, 0), *b = (const char *)sqlite3_column_text(st, 1);
+		char *(*slot)[2];
+
+		if (!a || !b)
+			continue;
+		if (*n == *cap) {
+			size_t nc = *cap ? *cap * 2 : 64;
+			void *nv = nc <= ((size_t)1 << 20) ? realloc(*v, nc * sizeof(**v)) : NULL;
+
+			if (!nv) {
+				sqlite3_finalize(st);
+				return agc_error_oom();
+			}
+			*v = nv;
+			*cap = nc;
+		}
+		slot = &(*v)[*n];
+		(*slot)[0] = agc_strdup(a);
+		(*slot)[1] = agc_strdup(b);
+		(*n)++;
+		if (!(*slot)[0] || !(*slot)[1]) {
+			sqlite3_finalize(st);
+			return agc_error_oom();
+		}
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : agc_db_fail(db, rc, "cannot read the schema");
+}
+
+int agc_db_schema_read(sqlite3 *db, agc_db_schema *s)
+{
+	char *(*pairs)[2] = NULL;
+	size_t n = 0, cap = 0, i;
+	int rc;
+
+	memset(s, 0, sizeof(*s));
+	/* the same table-valued pragmas agc_db_has_column and agc_db_references ask, for every
+	 * table at once */
+	rc = schema_pairs(db, "SELECT m.name, p.name FROM sqlite_master AS m, pragma_table_info(m.name) AS p "
+			      "WHERE m.type IN ('table', 'view') ORDER BY m.name, p.cid",
+			  &pairs, &n, &cap);
+	if (rc == 0) {
+		s->cols = (struct agc_db_col *)pairs;
+		s->ncols = n;
+		s->capc = cap;
+		pairs = NULL;
+		n = cap = 0;
+		rc = schema_pairs(db, "SELECT m.name, f.\"table\" FROM sqlite_master AS m, pragma_foreign_key_list(m.name) AS f "
+				      "WHERE m.type = 'table'",
+				  &pairs, &n, &cap);
+		s->fks = (struct agc_db_fk *)pairs;
+		s->nfks = n;
+		s->capf = cap;
+		pairs = NULL;
+	} else {
+		for (i = 0; i < n; i++) {
+			free(pairs[i][0]);
+			free(pairs[i][1]);
+		}
+		free(pairs);
+	}
+	if (rc < 0)
+		agc_db_schema_release(s);
+	return rc;
+}
+
+bool agc_db_schema_has_column(const agc_db_schema *s, const char *table, const char *col)
+{
+	size_t i;
+
+	/* SQLite finds a table in any (ASCII) letter case; a column name is compared as = does */
+	for (i = 0; i < s->ncols; i++)
+		if (strcmp(s->cols[i].name, col) == 0 && sqlite3_stricmp(s->cols[i].table, table) == 0)
+			return true;
+	return false;
+}
+
+bool agc_db_schema_references(const agc_db_schema *s, const char *from, const char *to)
+{
+	size_t i;
+
+	for (i = 0; i < s->nfks; i++)
+		if (strcmp(s->fks[i].to, to) == 0 && sqlite3_stricmp(s->fks[i].from, from) == 0)
+			return true;
+	return false;
+}
+
+static bool schema_refs(const void *ud, const char *from, const char *to)
+{
+	return agc_db_schema_references(ud, from, to);
+}
+
+size_t agc_db_schema_next_table(const agc_db_schema *s, const char *const *todo, size_t n)
+{
+	return next_table(todo, n, schema_refs, s);
 }
 
 int agc_db_begin_write(sqlite3 *db, bool *wal)

@@ -73,6 +73,25 @@ bool agc_db_references(sqlite3 *db, const char *from, const char *to);
  * (children before their parents); in a cycle, the first still there. n when none is left. */
 size_t agc_db_next_table(sqlite3 *db, const char *const *todo, size_t n);
 
+/* The columns and foreign keys of every table, read in two statements: what a discovery asks
+ * agc_db_has_column and agc_db_references for, many times over, answered from memory with
+ * the same answers (a table named in any letter case, a column or a referenced table as
+ * written). Read when a store is opened; a change of schema after that is the agent's
+ * migration, which the discovery's own statements meet as they do without it. */
+typedef struct agc_db_schema {
+	struct agc_db_col { char *table, *name; } *cols;
+	size_t ncols, capc;
+	struct agc_db_fk { char *from, *to; } *fks;
+	size_t nfks, capf;
+} agc_db_schema;
+
+int agc_db_schema_read(sqlite3 *db, agc_db_schema *s);
+void agc_db_schema_release(agc_db_schema *s);
+bool agc_db_schema_has_column(const agc_db_schema *s, const char *table, const char *col);
+bool agc_db_schema_references(const agc_db_schema *s, const char *from, const char *to);
+/* agc_db_next_table from the snapshot */
+size_t agc_db_schema_next_table(const agc_db_schema *s, const char *const *todo, size_t n);
+
 /* An identifier quoted for SQL: "name" with inner quotes doubled (malloc'd). */
 char *agc_db_ident(const char *name);
 

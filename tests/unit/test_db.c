@@ -574,6 +574,50 @@ static void test_db_open_snapshot(void **state)
 	assert_false(t_exists("s.db-shm"));
 }
 
+/* agc_db_schema: the snapshot answers every question as the pragmas do (a table named in any
+ * letter case, a column or a referenced table as written, a view's columns, a hostile name),
+ * and orders tables as agc_db_next_table does. */
+static void test_db_schema_as_pragmas(void **state)
+{
+	fx *f = *state;
+	static const char *const tables[] = {"Session", "session", "SESSION", "message", "part", "v", "nope",
+					     "x\"; DROP TABLE part; --", "child", "MESSAGE"};
+	static const char *const cols[] = {"id", "ID", "session_id", "message_id", "data", "w", "x", ""};
+	const char *todo[4] = {"session", "message", "part", "child"};
+	const char *todo2[4] = {"session", "message", "part", "child"};
+	agc_db_schema sc;
+	size_t i, j, k;
+
+	sql(f, "CREATE TABLE session(id TEXT PRIMARY KEY, data);"
+	       "CREATE TABLE message(id TEXT PRIMARY KEY, session_id REFERENCES Session(id), data);"
+	       "CREATE TABLE part(id, message_id REFERENCES message(id), session_id REFERENCES session(id));"
+	       "CREATE TABLE child(id, part_id REFERENCES part(id));"
+	       "CREATE VIEW v AS SELECT id AS w FROM session;"
+	       "CREATE TABLE \"x\"\"; DROP TABLE part; --\"(x)");
+	assert_int_equal(agc_db_schema_read(f->db, &sc), 0);
+	for (i = 0; i < sizeof(tables) / sizeof(*tables); i++) {
+		for (j = 0; j < sizeof(cols) / sizeof(*cols); j++)
+			assert_int_equal(agc_db_schema_has_column(&sc, tables[i], cols[j]),
+					 agc_db_has_column(f->db, tables[i], cols[j]));
+		for (k = 0; k < sizeof(tables) / sizeof(*tables); k++)
+			assert_int_equal(agc_db_schema_references(&sc, tables[i], tables[k]),
+					 agc_db_references(f->db, tables[i], tables[k]));
+	}
+	assert_true(agc_db_schema_has_column(&sc, "SESSION", "data"));
+	assert_false(agc_db_schema_has_column(&sc, "session", "DATA"));
+	assert_true(agc_db_schema_references(&sc, "Message", "Session"));
+	assert_false(agc_db_schema_references(&sc, "message", "session"));
+	/* the same order, one table at a time: children before their parents */
+	for (i = 0; i < 4; i++) {
+		size_t a = agc_db_schema_next_table(&sc, todo, 4), b = agc_db_next_table(f->db, todo2, 4);
+
+		assert_int_equal(a, b);
+		todo[a] = todo2[b] = NULL;
+	}
+	agc_db_schema_release(&sc);
+	assert_int_equal(sc.ncols, 0);
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 #define TD(f) cmocka_unit_test_setup_teardown(f, setup_dir, teardown_dir)
 
@@ -590,6 +634,7 @@ int main(void)
 		T(test_db_watch_cascade_to_other_rows_refused),
 		T(test_db_autocheckpoint_off_and_restored),
 		T(test_db_ident_hostile),
+		T(test_db_schema_as_pragmas),
 		T(test_db_row_size_sql),
 		TD(test_db_open_not_sqlite),
 		TD(test_db_open_peek),

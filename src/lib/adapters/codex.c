@@ -725,6 +725,7 @@ typedef struct cxdb {
 	char *err;
 	char **tables;
 	size_t ntables;
+	agc_db_schema cols; /* every table's columns and foreign keys, read once */
 	int dbi;            /* its index in the plan, -1 when not in it */
 	bool edges;         /* has thread_spawn_edges(parent_thread_id, child_thread_id) */
 	bool threads;       /* has threads(id) */
@@ -745,6 +746,7 @@ static void dbs_release(cxdbs *D)
 		free(D->v[i].rel);
 		free(D->v[i].err);
 		agc_db_strv_free(D->v[i].tables, D->v[i].ntables);
+		agc_db_schema_release(&D->v[i].cols);
 		sqlite3_close(D->v[i].db);
 	}
 	free(D->v);
@@ -803,11 +805,13 @@ static int dbs_open(cxdbs *D, const agc_rootset *rs, int qfd)
 			rc = agc_db_open_ro(abs, &x->db);
 		if (rc == 0)
 			rc = agc_db_tables(x->db, &x->tables, &x->ntables);
+		if (rc == 0)
+			rc = agc_db_schema_read(x->db, &x->cols);
 		if (rc == 0) {
-			x->edges = agc_db_has_column(x->db, "thread_spawn_edges", "parent_thread_id") &&
-				   agc_db_has_column(x->db, "thread_spawn_edges", "child_thread_id");
-			x->threads = agc_db_has_column(x->db, "threads", "id");
-			x->attached = x->threads && agc_db_has_column(x->db, "threads", "attached_thread_parent_id");
+			x->edges = agc_db_schema_has_column(&x->cols, "thread_spawn_edges", "parent_thread_id") &&
+				   agc_db_schema_has_column(&x->cols, "thread_spawn_edges", "child_thread_id");
+			x->threads = agc_db_schema_has_column(&x->cols, "threads", "id");
+			x->attached = x->threads && agc_db_schema_has_column(&x->cols, "threads", "attached_thread_parent_id");
 		} else {
 			const char *msg = agc_error_last();
 			size_t al = strlen(abs);
@@ -834,23 +838,23 @@ static int dbs_open(cxdbs *D, const agc_rootset *rs, int qfd)
 /* The columns of table t that key it by thread (formats/codex.md §7): threads.id (the record),
  * any thread_id, either end of a spawn edge, session_model_ids.session_id. Another thread's
  * row that only points at a thread (attached_thread_parent_id) or quotes it stays. */
-static size_t thread_keys(sqlite3 *db, const char *t, const char *out[3], bool *record)
+static size_t thread_keys(const agc_db_schema *db, const char *t, const char *out[3], bool *record)
 {
 	size_t n = 0;
 
 	*record = false;
-	if (strcmp(t, "threads") == 0 && agc_db_has_column(db, t, "id")) {
+	if (strcmp(t, "threads") == 0 && agc_db_schema_has_column(db, t, "id")) {
 		*record = true;
 		out[n++] = "id";
 		return n;
 	}
-	if (agc_db_has_column(db, t, "thread_id"))
+	if (agc_db_schema_has_column(db, t, "thread_id"))
 		out[n++] = "thread_id";
 	/* an edge goes by either end: one row set, the child end direct and the parent end
 	 * through the table itself (thread_spawn_rows), so no edge is counted twice */
-	if (strcmp(t, "thread_spawn_edges") == 0 && agc_db_has_column(db, t, "child_thread_id"))
+	if (strcmp(t, "thread_spawn_edges") == 0 && agc_db_schema_has_column(db, t, "child_thread_id"))
 		out[n++] = "child_thread_id";
-	if (strcmp(t, "session_model_ids") == 0 && agc_db_has_column(db, t, "session_id"))
+	if (strcmp(t, "session_model_ids") == 0 && agc_db_schema_has_column(db, t, "session_id"))
 		out[n++] = "session_id";
 	return n;
 }
@@ -862,8 +866,8 @@ static bool path_keyed(const cxdb *x, const char *rec, const char *t)
 	const char *keys[3];
 	bool record;
 
-	return strcmp(t, rec) != 0 && strncmp(t, "sqlite_", 7) != 0 && !thread_keys(x->db, t, keys, &record) &&
-	       agc_db_has_column(x->db, t, "rollout_path") && agc_db_has_column(x->db, rec, "rollout_path");
+	return strcmp(t, rec) != 0 && strncmp(t, "sqlite_", 7) != 0 && !thread_keys(&x->cols, t, keys, &record) &&
+	       agc_db_schema_has_column(&x->cols, t, "rollout_path") && agc_db_schema_has_column(&x->cols, rec, "rollout_path");
 }
 
 /* The row sets of one database, in an order the deletes can go: a table that another still
@@ -881,7 +885,7 @@ static int db_rowsets(agc_plan *p, const cxdb *x, size_t dbi)
 		const char *keys[3];
 		bool record;
 
-		if (strncmp(x->tables[i], "sqlite_", 7) == 0 || !thread_keys(x->db, x->tables[i], keys, &record))
+		if (strncmp(x->tables[i], "sqlite_", 7) == 0 || !thread_keys(&x->cols, x->tables[i], keys, &record))
 			continue;
 		if (record)
 			rec = x->tables[i];
@@ -889,15 +893,15 @@ static int db_rowsets(agc_plan *p, const cxdb *x, size_t dbi)
 			todo[n++] = x->tables[i];
 	}
 	for (done = 0; done < n && rc == 0; done++) {
-		size_t pick = agc_db_next_table(x->db, (const char *const *)todo, n);
+		size_t pick = agc_db_schema_next_table(&x->cols, (const char *const *)todo, n);
 
 		{
 			const char *keys[3];
 			bool record;
-			size_t nk = thread_keys(x->db, todo[pick], keys, &record);
+			size_t nk = thread_keys(&x->cols, todo[pick], keys, &record);
 
 			bool edges = strcmp(todo[pick], "thread_spawn_edges") == 0 &&
-				     agc_db_has_column(x->db, todo[pick], "parent_thread_id");
+				     agc_db_schema_has_column(&x->cols, todo[pick], "parent_thread_id");
 
 			for (k = 0; k < nk && rc == 0; k++)
 				rc = edges && strcmp(keys[k], "child_thread_id") == 0
@@ -1573,7 +1577,7 @@ static void charge_rows(crows *R, const cxdb *x)
 	for (i = 0; i < x->ntables; i++) {
 		const char *keys[3], *key;
 		bool record;
-		size_t nk = thread_keys(x->db, x->tables[i], keys, &record), k;
+		size_t nk = thread_keys(&x->cols, x->tables[i], keys, &record), k;
 		char *size, *t, *c, *sql;
 		sqlite3_stmt *st = NULL;
 
@@ -1631,11 +1635,11 @@ static void charge_rows(crows *R, const cxdb *x)
 static void thread_rows(crows *R, const cxdb *x)
 {
 	sqlite3_stmt *st = NULL;
-	bool archived = agc_db_has_column(x->db, "threads", "archived");
-	bool fum = agc_db_has_column(x->db, "threads", "first_user_message");
+	bool archived = agc_db_schema_has_column(&x->cols, "threads", "archived");
+	bool fum = agc_db_schema_has_column(&x->cols, "threads", "first_user_message");
 	char *sql = agc_strfmt("SELECT id, %s, %s, %s, %s FROM threads",
-			       agc_db_has_column(x->db, "threads", "title") ? "title" : "NULL",
-			       agc_db_has_column(x->db, "threads", "created_at") ? "created_at" : "NULL",
+			       agc_db_schema_has_column(&x->cols, "threads", "title") ? "title" : "NULL",
+			       agc_db_schema_has_column(&x->cols, "threads", "created_at") ? "created_at" : "NULL",
 			       archived ? "archived" : "0", fum ? "first_user_message" : "NULL");
 
 	if (sql && sqlite3_prepare_v2(x->db, sql, -1, &st, NULL) == SQLITE_OK)
@@ -1852,7 +1856,7 @@ static bool cx_parent_gone(crows *R, const index_t *x, const cxdbs *D, const cha
 
 		if (D->v[i].err || !D->v[i].db)
 			return false;
-		if (!D->v[i].threads || !agc_db_has_column(D->v[i].db, "threads", "rollout_path"))
+		if (!D->v[i].threads || !agc_db_schema_has_column(&D->v[i].cols, "threads", "rollout_path"))
 			continue;
 		if (sqlite3_prepare_v2(D->v[i].db, "SELECT rollout_path FROM threads WHERE id = ?1 COLLATE NOCASE", -1,
 				       &st, NULL) != SQLITE_OK)
@@ -1900,11 +1904,11 @@ static int cx_orphans(crows *R, const cxdbs *D, int homefd, agc_ls_sink *sink)
 		for (k = 0; rc == 0 && k < x->ntables; k++) {
 			const char *keys[3], *t = x->tables[k];
 			bool record;
-			size_t nk = strncmp(t, "sqlite_", 7) == 0 ? 0 : thread_keys(x->db, t, keys, &record), j;
+			size_t nk = strncmp(t, "sqlite_", 7) == 0 ? 0 : thread_keys(&x->cols, t, keys, &record), j;
 
 			for (j = 0; rc == 0 && j < nk; j++) {
-				bool at = record && agc_db_has_column(x->db, t, "updated_at");
-				bool rp = record && agc_db_has_column(x->db, t, "rollout_path");
+				bool at = record && agc_db_schema_has_column(&x->cols, t, "updated_at");
+				bool rp = record && agc_db_schema_has_column(&x->cols, t, "rollout_path");
 				char *ti = agc_db_ident(t), *c = agc_db_ident(keys[j]);
 				char *sql = ti && c ? agc_strfmt("SELECT %s, %s, %s FROM %s WHERE %s IS NOT NULL GROUP BY %s", c,
 								 at ? "max(\"updated_at\")" : "0",

@@ -130,11 +130,13 @@ typedef struct schema {
 	size_t n;
 	const char *sess[2];    /* session tables present: "session", "session_v2" */
 	size_t nsess;
+	agc_db_schema cols;     /* every table's columns and foreign keys, read once */
 } schema;
 
 static void schema_release(schema *s)
 {
 	agc_db_strv_free(s->tables, s->n);
+	agc_db_schema_release(&s->cols);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -156,9 +158,13 @@ static int schema_read(sqlite3 *db, schema *s)
 	memset(s, 0, sizeof(*s));
 	if (agc_db_tables(db, &s->tables, &s->n) < 0)
 		return -1;
+	if (agc_db_schema_read(db, &s->cols) < 0) {
+		schema_release(s);
+		return -1;
+	}
 	for (i = 0; i < 2; i++)
-		if (has_table(s, names[i]) && agc_db_has_column(db, names[i], "id") &&
-		    agc_db_has_column(db, names[i], "parent_id"))
+		if (has_table(s, names[i]) && agc_db_schema_has_column(&s->cols, names[i], "id") &&
+		    agc_db_schema_has_column(&s->cols, names[i], "parent_id"))
 			s->sess[s->nsess++] = names[i];
 	return 0;
 }
@@ -286,13 +292,13 @@ static void db_meta(agc_plan *p, sqlite3 *db, const schema *s, size_t dataroot, 
 		char *t = agc_db_ident(s->sess[k]);
 		char *sql;
 		sqlite3_stmt *st = NULL;
-		bool slug = agc_db_has_column(db, s->sess[k], "slug");
-		bool title = agc_db_has_column(db, s->sess[k], "title");
-		bool dir = agc_db_has_column(db, s->sess[k], "directory");
-		bool tc = agc_db_has_column(db, s->sess[k], "time_created");
-		bool tu = agc_db_has_column(db, s->sess[k], "time_updated");
+		bool slug = agc_db_schema_has_column(&s->cols, s->sess[k], "slug");
+		bool title = agc_db_schema_has_column(&s->cols, s->sess[k], "title");
+		bool dir = agc_db_schema_has_column(&s->cols, s->sess[k], "directory");
+		bool tc = agc_db_schema_has_column(&s->cols, s->sess[k], "time_created");
+		bool tu = agc_db_schema_has_column(&s->cols, s->sess[k], "time_updated");
 
-		bool proj = agc_db_has_column(db, s->sess[k], "project_id");
+		bool proj = agc_db_schema_has_column(&s->cols, s->sess[k], "project_id");
 
 		sql = t ? agc_strfmt("SELECT \"id\", %s, %s, %s, \"parent_id\", %s, %s, %s FROM %s WHERE \"id\" = ?1",
 				     slug ? "\"slug\"" : "NULL", title ? "\"title\"" : "NULL",
@@ -345,7 +351,8 @@ static int db_rowsets(agc_plan *p, sqlite3 *db, const schema *s, size_t dbi)
 	for (i = 0; i < s->n; i++) {
 		const char *t = s->tables[i];
 
-		if (agc_db_has_column(db, t, "session_id") || agc_db_has_column(db, t, "aggregate_id"))
+		if (agc_db_schema_has_column(&s->cols, t, "session_id") ||
+		    agc_db_schema_has_column(&s->cols, t, "aggregate_id"))
 			todo[n++] = t;
 	}
 	for (k = 0; k < s->nsess; k++) {
@@ -357,7 +364,7 @@ static int db_rowsets(agc_plan *p, sqlite3 *db, const schema *s, size_t dbi)
 			todo[n++] = s->sess[k];
 	}
 	for (done = 0; done < n && rc == 0; done++) {
-		size_t pick = agc_db_next_table(db, (const char *const *)todo, n);
+		size_t pick = agc_db_schema_next_table(&s->cols, (const char *const *)todo, n);
 
 		{
 			const char *t = todo[pick];
@@ -370,16 +377,16 @@ static int db_rowsets(agc_plan *p, sqlite3 *db, const schema *s, size_t dbi)
 				rc = agc_plan_add_record_rows(p, dbi, t, "id");
 				continue;
 			}
-			direct = agc_db_has_column(db, t, "session_id");
+			direct = agc_db_schema_has_column(&s->cols, t, "session_id");
 			/* parts also through their messages: part.session_id has no foreign key */
-			via = strcmp(t, "part") == 0 && agc_db_has_column(db, t, "message_id") &&
-			      has_table(s, "message") && agc_db_has_column(db, "message", "id") &&
-			      agc_db_has_column(db, "message", "session_id");
+			via = strcmp(t, "part") == 0 && agc_db_schema_has_column(&s->cols, t, "message_id") &&
+			      has_table(s, "message") && agc_db_schema_has_column(&s->cols, "message", "id") &&
+			      agc_db_schema_has_column(&s->cols, "message", "session_id");
 			if (direct || via)
 				rc = agc_plan_add_rows(p, dbi, t, direct ? "session_id" : NULL,
 						       via ? "message_id" : NULL, via ? "message" : NULL,
 						       via ? "id" : NULL, via ? "session_id" : NULL);
-			if (rc == 0 && agc_db_has_column(db, t, "aggregate_id"))
+			if (rc == 0 && agc_db_schema_has_column(&s->cols, t, "aggregate_id"))
 				rc = agc_plan_add_rows(p, dbi, t, "aggregate_id", NULL, NULL, NULL, NULL);
 		}
 	}
