@@ -407,6 +407,12 @@ typedef struct agc_adapter {
 	 * while the file or dir it came from is unchanged (agc_filekey). May be NULL. */
 	void *(*run_new)(void);
 	void (*run_free)(void *run);
+	/* Close what the run's state holds open (its read-only database connections) before a
+	 * purge opens a database to write: an idle WAL reader keeps a lock on the file, and with
+	 * it SQLite keeps a closed connection's descriptor for the next open of that file in this
+	 * process, which the check that the file opened is the one checked cannot tell (R2).
+	 * NULL: the state holds nothing open. */
+	void (*run_close)(void *run);
 	/* The agent's databases that many sessions share (compact): cb(root, rel, ud) for each
 	 * that is there now, in a stable order; a store that is one session's own (a Cursor
 	 * chat's store.db) is not one of them. Returns 0, -1, or what cb returned when nonzero.

@@ -60,6 +60,11 @@ static int sidecars_regular(const char *path)
 	return 0;
 }
 
+int agc_db_sidecars_ok(const char *path)
+{
+	return sidecars_regular(path);
+}
+
 /* label: the path as messages name it (a URI's file) */
 static int open_db_as(const char *path, const char *label, int flags, sqlite3 **out)
 {

@@ -73,6 +73,10 @@ bool agc_db_references(sqlite3 *db, const char *from, const char *to);
  * (children before their parents); in a cycle, the first still there. n when none is left. */
 size_t agc_db_next_table(sqlite3 *db, const char *const *todo, size_t n);
 
+/* 0 when the database's -wal, -shm and -journal beside path are regular files or absent (what
+ * every open checks), else -1 with the error set. */
+int agc_db_sidecars_ok(const char *path);
+
 /* The columns and foreign keys of every table, read in two statements: what a discovery asks
  * agc_db_has_column and agc_db_references for, many times over, answered from memory with
  * the same answers (a table named in any letter case, a column or a referenced table as

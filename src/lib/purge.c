@@ -1159,6 +1159,10 @@ static int rows_begin(agc_plan *p, agc_report *r, txn *t)
 {
 	size_t d, i;
 
+	/* no connection of this process to a database is left open before one opens it to write
+	 * (agc_adapter.run_close) */
+	if (p->run && p->ad->run_close)
+		p->ad->run_close(p->run);
 	for (d = 0; d < p->dbs.n; d++) {
 		const char *why = NULL;
 		char *path;

@@ -407,12 +407,33 @@ typedef struct store {
 			  and no id or name read in it reaches an artifact (R2) */
 	bool busy;     /* could not be read because another connection locks it */
 	char *err;     /* why it could not be read */
+	bool borrowed; /* db and s are the run's (oc_run): not closed with the store */
 } store;
+
+/* A run of many ids (agc_adapter.run_new): each database opened once, read-only, with its
+ * schema, and used by every discovery of the run while it is the same file (device and
+ * inode, looked at again each time) with the same schema (its schema_version): each query a
+ * discovery makes reads the database as it is then, in a read transaction of its own. */
+typedef struct oc_open {
+	char *abs;
+	dev_t dev;
+	ino_t ino;
+	bool linked;
+	int version;
+	sqlite3 *db;
+	schema s;
+} oc_open;
+
+typedef struct oc_run {
+	oc_open *v;
+	size_t n, cap;
+} oc_run;
 
 typedef struct stores {
 	const agc_rootset *rs;
 	store *v;
 	size_t n, cap;
+	oc_run *run;   /* NULL: every database opened afresh, closed with the stores */
 } stores;
 
 static void stores_release(stores *S)
@@ -420,7 +441,7 @@ static void stores_release(stores *S)
 	size_t i;
 
 	for (i = 0; i < S->n; i++) {
-		if (S->v[i].db) {
+		if (S->v[i].db && !S->v[i].borrowed) {
 			schema_release(&S->v[i].s);
 			sqlite3_close(S->v[i].db);
 		}
@@ -446,6 +467,100 @@ static const store *stores_first_bad(const stores *S)
  * SQLite, a locked database or one with no session table of a known schema is noted with
  * its reason and skipped, never an error of the whole agent (R8). A database with no table
  * at all (a file OpenCode made and never used) holds no session and is no error. */
+static void oc_open_release(oc_open *o)
+{
+	free(o->abs);
+	schema_release(&o->s);
+	sqlite3_close(o->db);
+	memset(o, 0, sizeof(*o));
+}
+
+static void *oc_run_new(void)
+{
+	oc_run *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		agc_error_oom();
+	return r;
+}
+
+static void oc_run_close(void *v)
+{
+	oc_run *r = v;
+	size_t i;
+
+	for (i = 0; r && i < r->n; i++)
+		oc_open_release(&r->v[i]);
+	if (r)
+		r->n = 0;
+}
+
+static void oc_run_free(void *v)
+{
+	oc_run_close(v);
+	if (v)
+		free(((oc_run *)v)->v);
+	free(v);
+}
+
+/* The database's schema_version (its schema cookie), or -1 when it cannot be read. */
+static int schema_version(sqlite3 *db)
+{
+	sqlite3_stmt *st = NULL;
+	int v = -1;
+
+	if (sqlite3_prepare_v2(db, "PRAGMA schema_version", -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+/* The run's connection to abs when it is still the file st (and linked as then) with the
+ * schema it read: lent to store s. true when lent. */
+static bool run_lend(oc_run *run, const char *abs, const struct stat *st, bool linked, store *s)
+{
+	size_t i;
+
+	for (i = 0; run && i < run->n; i++) {
+		oc_open *o = &run->v[i];
+
+		if (strcmp(o->abs, abs) != 0)
+			continue;
+		if (o->dev == st->st_dev && o->ino == st->st_ino && o->linked == linked && agc_db_sidecars_ok(abs) == 0 &&
+		    schema_version(o->db) == o->version && o->version >= 0) {
+			s->db = o->db;
+			s->s = o->s;
+			s->borrowed = true;
+			return true;
+		}
+		/* another file, or another schema: opened afresh */
+		oc_open_release(o);
+		run->v[i] = run->v[--run->n];
+		return false;
+	}
+	return false;
+}
+
+/* Store s, just opened, handed to the run (which closes it at its end). */
+static void run_keep(oc_run *run, const char *abs, const struct stat *st, store *s)
+{
+	oc_open *o;
+
+	if (!run || !(o = AGC_ARRAY_PUSH(run, 1024)))
+		return;
+	if (!(o->abs = agc_strdup(abs))) {
+		run->n--;
+		return;
+	}
+	o->dev = st->st_dev;
+	o->ino = st->st_ino;
+	o->linked = s->linked;
+	o->version = schema_version(s->db);
+	o->db = s->db;
+	o->s = s->s;
+	s->borrowed = true;
+}
+
 static int open_store(size_t root, const char *rel, void *ud)
 {
 	stores *S = ud;
@@ -474,7 +589,10 @@ static int open_store(size_t root, const char *rel, void *ud)
 		rc = agc_error_errno(-1, errno, "%s", abs);
 	else if (!S_ISREG(lst.st_mode))
 		rc = agc_error_set(-1, "%s: not a regular file", abs);
-	else
+	else if (run_lend(S->run, abs, &lst, st->linked, st)) {
+		free(abs);
+		return 0;
+	} else
 		rc = agc_db_open_ro(abs, &st->db);
 	if (rc == 0 && schema_read(st->db, &st->s) < 0)
 		rc = -1;
@@ -498,6 +616,12 @@ static int open_store(size_t root, const char *rel, void *ud)
 			free(abs);
 			return -1;
 		}
+	} else if (S->run) {
+		struct stat now;
+
+		/* kept for the run only as the file it was opened as */
+		if (stat(abs, &now) == 0 && now.st_dev == lst.st_dev && now.st_ino == lst.st_ino)
+			run_keep(S->run, abs, &lst, st);
 	}
 	free(abs);
 	return 0;
@@ -962,7 +1086,7 @@ static int pins(agc_plan *p)
 static int oc_discover(agc_plan *p)
 {
 	int datafd = agc_plan_rootfd(p, R_DATA);
-	stores S = {.rs = p->roots};
+	stores S = {.rs = p->roots, .run = p->run};
 	size_t i, depth, before;
 	const store *bad;
 	int rc;
@@ -2505,6 +2629,9 @@ const agc_adapter agc_adapter_opencode = {
 	.roots = oc_roots,
 	.discover = oc_discover,
 	.list = oc_list,
+	.run_new = oc_run_new,
+	.run_free = oc_run_free,
+	.run_close = oc_run_close,
 	.exempt = oc_exempt,
 	.service = "'opencode serve --service' (OpenCode's shared service)",
 	.databases = oc_databases,
