@@ -384,14 +384,8 @@ oc_db() { find "$HOME" -name opencode.db | head -n1; }
 @test "ls: a child whose parent's record is gone is a root (parent_gone); prune takes it by its own age, then the orphan parent goes" {
 	mk_home 0 2 2 0 family
 	local op oc xp xc db rollout
-	read -r oc op < <(jq -r 'select(.agent == "opencode" and .parent != null) | "\(.id) \(.parent)"' "$MAN" |
-		while read -r c p; do
-			[[ $(jq -r --arg p "$p" 'select(.id == $p) | .parent' "$MAN") == null ]] && echo "$c $p" && break
-		done)
-	read -r xc xp < <(jq -r 'select(.agent == "codex" and .parent != null) | "\(.id) \(.parent)"' "$MAN" |
-		while read -r c p; do
-			[[ $(jq -r --arg p "$p" 'select(.id == $p) | .parent' "$MAN") == null ]] && echo "$c $p" && break
-		done)
+	read -r oc op < <(fam_opencode)
+	read -r xc xp < <(fam_codex)
 	[[ -n $oc && -n $op && -n $xc && -n $xp ]]
 	db=$(oc_db)
 	# a parent deleted without its cascade (foreign keys off), a parent rollout removed by hand

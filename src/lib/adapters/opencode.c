@@ -2424,7 +2424,7 @@ static int oc_orphans(orows *rows, const stores *S, int datafd, int data_err, ag
 			free(o.v[i].id);
 			continue;
 		}
-		if (bsearch(&id, rec.v, rec.n, sizeof(*rec.v), cmp_name) || orow_bsearch(rows, id)) {
+		if ((rec.n && bsearch(&id, rec.v, rec.n, sizeof(*rec.v), cmp_name)) || orow_bsearch(rows, id)) {
 			free(o.v[i].id);
 			continue;
 		}
@@ -2584,7 +2584,7 @@ static int oc_list(agc_ctx *ctx, const agc_rootset *rs, const agc_ls_opts *opts,
 			const orow *up = orow_bsearch(&rows, rows.v[i].parent);
 			const char *par = rows.v[i].parent;
 
-			info.parent_gone = (!up || up->orphan) && !bsearch(&par, recs.v, recs.n, sizeof(*recs.v), cmp_name);
+			info.parent_gone = (!up || up->orphan) && !(recs.n && bsearch(&par, recs.v, recs.n, sizeof(*recs.v), cmp_name));
 		}
 		if (sink->add(sink, &info, rows.v[i].gate) < 0)
 			rc = -1;
