@@ -24,10 +24,12 @@ setup() {
 transcript() { printf '%s' "$C/projects/$(pkey "$CWD")/$1.jsonl"; }
 
 # A pseudo-terminal for agentgc (util-linux script): the command's stdout and stderr are the
-# terminal, and what it printed comes back on script's stdout.
+# terminal, and what it printed comes back on script's stdout. Its stdin is /dev/null: with
+# the caller's stdin closed (as CI runs the suite) script prints nothing of what the command
+# wrote.
 on_tty() {
 	command -v script >/dev/null || skip "SKIPPED: script (util-linux) is not installed"
-	script -qec "$1" /dev/null
+	script -qec "$1" /dev/null </dev/null
 }
 
 @test "purge claude -: ids from stdin, comments, blank lines, blanks and CRLF skipped, every one purged" {
