@@ -77,6 +77,10 @@ typedef enum agc_art_flags {
 	AGC_ART_POINTER = 1 << 2, /* with AGC_ART_RECORD: removed last as a record is, since it
 				     leads a rerun to other files (a registry entry), but not what
 				     the session is on record by: an orphan may still have one */
+	AGC_ART_DEFERRED = 1 << 3, /* in a run of many ids, shared with ids that go earlier in it
+				      (a paste file their history lines name): not removed at its
+				      turn but at the end of the stretch, once the shared file's
+				      rewrite left nothing that names it (agc_adapter.unnamed) */
 } agc_art_flags;
 
 typedef struct agc_artifact {
@@ -413,6 +417,10 @@ typedef struct agc_adapter {
 	 * process, which the check that the file opened is the one checked cannot tell (R2).
 	 * NULL: the state holds nothing open. */
 	void (*run_close)(void *run);
+	/* Whether nothing names artifact a of plan p any more (AGC_ART_DEFERRED), read from run,
+	 * a state made after the shared files were rewritten: 1 (it may go), 0 (still named, or
+	 * that cannot be told: it stays), -1 on an error. NULL: the adapter defers nothing. */
+	int (*unnamed)(agc_plan *p, const agc_artifact *a, void *run);
 	/* The agent's databases that many sessions share (compact): cb(root, rel, ud) for each
 	 * that is there now, in a stable order; a store that is one session's own (a Cursor
 	 * chat's store.db) is not one of them. Returns 0, -1, or what cb returned when nonzero.

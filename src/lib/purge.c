@@ -1711,7 +1711,8 @@ static bool purge_remove(agc_plan *p, agc_report *r, purge_rest *pr)
 	for (i = 0; i < p->arts.n; i++) {
 		const agc_artifact *a = &p->arts.v[i];
 
-		if (a->flags & AGC_ART_RECORD)
+		/* a deferred one goes at the end of the stretch, if at all (batch_flush) */
+		if (a->flags & (AGC_ART_RECORD | AGC_ART_DEFERRED))
 			continue;
 		if (fixable) {
 			note_failure(fails, a->root, a->rel, agc_strdup("error: kept until the rest is removed"));
@@ -3018,6 +3019,33 @@ out:
 	free(bytes);
 }
 
+/* The deferred artifacts of pending item it (AGC_ART_DEFERRED), after the rewrites of the
+ * stretch, from the state made after them: each that nothing names any more goes, as it would
+ * at its turn one id at a time; one still named (an earlier id's lines stayed: it was live, or
+ * its rewrite was refused) stays, as then. */
+static void flush_deferred(batch *b, bitem *it)
+{
+	const agc_adapter *ad = it->p.ad;
+	size_t i;
+
+	for (i = 0; i < it->p.arts.n; i++) {
+		const agc_artifact *a = &it->p.arts.v[i];
+		int u;
+
+		if (!(a->flags & AGC_ART_DEFERRED))
+			continue;
+		if (it->rest.fixable) {
+			note_failure(&it->rest.fails, a->root, a->rel, agc_strdup("error: kept until the rest is removed"));
+			continue;
+		}
+		u = ad->unnamed ? ad->unnamed(&it->p, a, b->run[it->agent]) : 0;
+		if (u < 0)
+			note_failure(&it->rest.fails, a->root, a->rel, agc_strfmt("error: %s", agc_error_last()));
+		else if (u == 1)
+			remove_one(&it->p, it->r, a, &it->rest.fails, &it->rest.fixable);
+	}
+}
+
 /* The end of a stretch of pending purges: each shared file rewritten once for all of them,
  * then a new state for each agent (nothing read before the rewrite is reused) and each item's
  * residual rediscovered from it (R7); their reports are done. */
@@ -3047,6 +3075,7 @@ static void batch_flush(batch *b)
 
 		if (!it->pending)
 			continue;
+		flush_deferred(b, it);
 		purge_finish(&it->p, (size_t)it->agent, it->r, b->flags, &it->rest, b->run[it->agent]);
 		reason_hints(it->r);
 		b->out[k] = it->r;
@@ -3108,6 +3137,16 @@ static const char *guard_skip(agc_ctx *ctx, const agc_guard *g, const agc_plan *
 	return NULL;
 }
 
+static bool has_deferred(const agc_plan *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->arts.n; i++)
+		if (p->arts.v[i].flags & AGC_ART_DEFERRED)
+			return true;
+	return false;
+}
+
 static int many(agc_ctx *ctx, const char *agent, const char *const *idv, size_t n, mode m,
 		unsigned flags, const agc_guard *g, agc_report **out, size_t *out_done)
 {
@@ -3166,6 +3205,11 @@ static int many(agc_ctx *ctx, const char *agent, const char *const *idv, size_t 
 			}
 		}
 		if (it->ready && touches_earlier(&b, k))
+			it->alone = true;
+		/* an artifact deferred to the end of the stretch (AGC_ART_DEFERRED) needs a stretch:
+		 * a purge with no database and no fork or refusal; else on its own, from scratch */
+		if (it->ready && !it->alone && has_deferred(&it->p) &&
+		    (m != MODE_PURGE || it->p.dbs.n || it->p.locks.n || it->p.forks.n || it->p.refusals.n))
 			it->alone = true;
 		/* a sub-agent whose parent goes earlier in the run: one at a time, it would be gone
 		 * with it by its turn */

@@ -67,3 +67,42 @@ setup() {
 	json_ok --arg p "$p" 'all(.[0].removed[]; .path != $p) and any(.[2].removed[]; .path == $p)'
 	assert_gone "$p"
 }
+
+@test "R4: a paste that the lines of an earlier id of the run name stays when those lines stay" {
+	local h p h2 p2
+	h=$(mk_paste "shared between a live one and b")
+	p=$C/paste-cache/$h.txt
+	h2=$(mk_paste "shared between d and e")
+	p2=$C/paste-cache/$h2.txt
+	mk_history_line "$A" "$CWD" "a pastes" "$h"
+	mk_history_line "$B" "$CWD" "b pastes" "$h"
+	mk_history_line "$D" "$CWD" "d pastes" "$h2"
+	mk_history_line "$E" "$CWD" "e pastes" "$h2"
+	# A is live: its line stays, and so does the paste it names, though B goes after it
+	spawn_argv --resume "$A"
+	sleep 0.2
+	run -4 --separate-stderr agc --json purge claude "$A" "$D" "$B" "$E"
+	json_ok '.[0].status == "in-use" and ([.[1:][].status] | unique) == ["purged"]'
+	assert_exists "$p" "$C/projects/$K/$A.jsonl"
+	json_ok --arg p "$p" 'all(.[2].removed[]; .path != $p)'
+	grep -q "a pastes" "$C/history.jsonl"
+	! grep -q "b pastes" "$C/history.jsonl"
+	# the other shared paste went with the second of its ids, in the same stretch
+	json_ok --arg p "$p2" 'any(.[3].removed[]; .path == $p)'
+	assert_gone "$p2"
+}
+
+@test "R4: a paste that the lines of an earlier id name stays when the rewrite of those lines is refused" {
+	local h p
+	h=$(mk_paste "shared between a and b")
+	p=$C/paste-cache/$h.txt
+	mk_history_line "$A" "$CWD" "a pastes" "$h"
+	mk_history_line "$B" "$CWD" "b pastes" "$h"
+	# history.jsonl held open by another process: no line of it is rewritten (R4)
+	spawn_holding "$C/history.jsonl"
+	sleep 0.2
+	run -3 --separate-stderr agc --json purge claude "$A" "$D" "$B" "$E"
+	assert_exists "$p"
+	grep -q "a pastes" "$C/history.jsonl"
+	json_ok --arg p "$p" 'all(.[].removed[]; .path != $p)'
+}

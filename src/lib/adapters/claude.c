@@ -1480,7 +1480,7 @@ static int history_from_run(agc_plan *p, agc_lineset *ls, hist_state *h)
 	const char *base = agc_buf_cstr(&h->text);
 	struct { size_t *v; size_t n, cap; } cand = {0}, mine = {0}, refs = {0};
 	strset hashes = {0};
-	bool long_noted = false, bad_noted = false, all = false;
+	bool long_noted = false, bad_noted = false, all = false, *going = NULL;
 	size_t i, j;
 	int rc = -1;
 
@@ -1572,41 +1572,86 @@ static int history_from_run(agc_plan *p, agc_lineset *ls, hist_state *h)
 	}
 	if (refs.n)
 		qsort(refs.v, refs.n, sizeof(*refs.v), size_cmp);
-	/* pass 2: a paste file any other line mentions stays (content-addressed, shared) */
+	if (hashes.n && !(going = calloc(hashes.n, sizeof(*going))))
+		goto out;
+	/* pass 2: a paste file any other line mentions stays (content-addressed, shared); one
+	 * that only lines naming ids going earlier in the run mention goes at the end of the
+	 * stretch, once their lines went and nothing else names it (AGC_ART_DEFERRED): one at a
+	 * time, those lines would be gone by its turn */
 	for (j = 0; j < refs.n && hashes.n; j++) {
 		const hline *l = &h->lines.v[refs.v[j]];
 		const char *s = base + l->off;
+		bool by_going = false;
 
 		if (j && refs.v[j] == refs.v[j - 1])
 			continue;
 		if (mine.n && bsearch(&refs.v[j], mine.v, mine.n, sizeof(*mine.v), size_cmp))
 			continue;
+		by_going = p->n_going && names_ids(s, l->len, p->going, p->n_going);
 		for (i = 0; i < hashes.n; i++) {
-			if (agc_mem_icase(s, l->len, hashes.v[i], strlen(hashes.v[i]))) {
-				/* kept for a line of a session purged earlier in the run: one at a
-				 * time, that line would be gone by now */
-				if (p->n_going && names_ids(s, l->len, p->going, p->n_going))
-					p->batch_conflict = true;
-				free(hashes.v[i]);
-				hashes.v[i] = hashes.v[--hashes.n];
-				i--;
+			if (!agc_mem_icase(s, l->len, hashes.v[i], strlen(hashes.v[i])))
+				continue;
+			if (by_going) {
+				going[i] = true;
+				continue;
 			}
+			free(hashes.v[i]);
+			hashes.v[i] = hashes.v[--hashes.n];
+			going[i] = going[hashes.n];
+			i--;
 		}
 	}
 	for (i = 0; i < hashes.n; i++) {
 		char rel[128];
 
 		snprintf(rel, sizeof(rel), "paste-cache/%s.txt", hashes.v[i]);
-		if (agc_plan_add_art(p, R_CONFIG, rel, p->id, 0, NULL) < 0)
+		if (agc_plan_add_art(p, R_CONFIG, rel, p->id, going[i] ? AGC_ART_DEFERRED : 0, NULL) < 0)
 			goto out;
 	}
 	rc = 0;
 out:
 	strset_release(&hashes);
+	free(going);
 	free(cand.v);
 	free(mine.v);
 	free(refs.v);
 	return rc;
+}
+
+/* agc_adapter.unnamed: a paste file (paste-cache/<hash>.txt) deferred by history_from_run
+ * may go once no line of history.jsonl, as it is now, mentions its hash; a history.jsonl
+ * that is not there names nothing, one that cannot be read keeps it. */
+static int claude_unnamed(agc_plan *p, const agc_artifact *a, void *run)
+{
+	struct { size_t *v; size_t n, cap; } refs = {0};
+	char key[72];
+	const char *leaf = strncmp(a->rel, "paste-cache/", 12) == 0 ? a->rel + 12 : NULL;
+	size_t L = leaf ? strcspn(leaf, ".") : 0, i;
+	int cfg = agc_plan_rootfd(p, R_CONFIG), fd, rc;
+	struct stat st;
+	hist_state *h;
+
+	if (!run || !leaf || L >= sizeof(key) || strcmp(leaf + L, ".txt") != 0 || cfg < 0 || a->root != R_CONFIG)
+		return 0;
+	for (i = 0; i < L; i++)
+		key[i] = (char)tolower((unsigned char)leaf[i]);
+	key[L] = '\0';
+	if (!paste_hash_ok(key))
+		return 0;
+	fd = agc_open_file_at(cfg, "history.jsonl", 0, &st);
+	if (fd == AGC_ENOTFOUND)
+		return 1;
+	if (fd < 0)
+		return 0;
+	if (!(h = hist_get(run, fd, &st))) {
+		hist_release(&((claude_run *)run)->hist);
+		return 0;
+	}
+	if (!h->hash[L].built && winset_build(h, &h->hash[L], L, false) < 0)
+		return -1;
+	rc = winset_lines(&h->hash[L], key, &refs);
+	free(refs.v);
+	return rc < 0 ? -1 : refs.n == 0;
 }
 
 static int case_cmp(const void *a, const void *b)
@@ -3810,4 +3855,5 @@ const agc_adapter agc_adapter_claude = {
 	.accounted_ls = claude_accounted_ls,
 	.run_new = claude_run_new,
 	.run_free = claude_run_free,
+	.unnamed = claude_unnamed,
 };
