@@ -238,11 +238,10 @@ static void du_kinds(du_run *D, size_t a, const char *id, void *run)
 	}
 	for (i = 0; i < p.rows.n; i++) {
 		const char *db = p.rows.v[i].db < p.dbs.n ? p.dbs.v[p.rows.v[i].db].rel : "";
-		const char *base = db ? strrchr(db, '/') : NULL;
+		const char *base = strrchr(db, '/');
+		int k = strncmp(base ? base + 1 : db, "logs", 4) == 0 ? K_LOGS : K_ROWS;
 
-		base = base ? base + 1 : db ? db : "";
-		kind_add(&K[strncmp(base, "logs", 4) == 0 ? K_LOGS : K_ROWS],
-			 &seen[strncmp(base, "logs", 4) == 0 ? K_LOGS : K_ROWS], p.rows.v[i].bytes, 0);
+		kind_add(&K[k], &seen[k], p.rows.v[i].bytes, 0);
 	}
 	for (i = 0; i < p.lines.n; i++)
 		kind_add(&K[K_SIDE], &seen[K_SIDE], p.lines.v[i].bytes, 0);

@@ -3137,6 +3137,14 @@ static const char *guard_skip(agc_ctx *ctx, const agc_guard *g, const agc_plan *
 	return NULL;
 }
 
+/* Whether the purge of plan p in mode m can wait for the end of the stretch (batch_flush):
+ * a purge with no database, no writer lock, no fork and no refusal, which goes straight to
+ * its removal after its gate. */
+static bool stretch_ok(const agc_plan *p, mode m)
+{
+	return m == MODE_PURGE && !p->dbs.n && !p->locks.n && !p->forks.n && !p->refusals.n;
+}
+
 static bool has_deferred(const agc_plan *p)
 {
 	size_t i;
@@ -3208,8 +3216,7 @@ static int many(agc_ctx *ctx, const char *agent, const char *const *idv, size_t 
 			it->alone = true;
 		/* an artifact deferred to the end of the stretch (AGC_ART_DEFERRED) needs a stretch:
 		 * a purge with no database and no fork or refusal; else on its own, from scratch */
-		if (it->ready && !it->alone && has_deferred(&it->p) &&
-		    (m != MODE_PURGE || it->p.dbs.n || it->p.locks.n || it->p.forks.n || it->p.refusals.n))
+		if (it->ready && !it->alone && has_deferred(&it->p) && !stretch_ok(&it->p, m))
 			it->alone = true;
 		/* a sub-agent whose parent goes earlier in the run: one at a time, it would be gone
 		 * with it by its turn */
@@ -3263,7 +3270,7 @@ static int many(agc_ctx *ctx, const char *agent, const char *const *idv, size_t 
 			bool live, nodb = m == MODE_PURGE && !it->p.dbs.n && !it->p.locks.n;
 			/* a refusal (a store that cannot be read) or a fork goes through after_gate,
 			 * which refuses: never straight to the removal */
-			bool fast = nodb && !it->p.forks.n && !it->p.refusals.n;
+			bool fast = stretch_ok(&it->p, m);
 
 			/* a purge with no database: its shared-file lines and its residual wait for the
 			 * end of the stretch (batch_flush); the file is noted first, as it is before

@@ -292,6 +292,13 @@ static int rollout_cmp(const void *a, const void *b)
 	return c ? c : x->zst != y->zst ? (x->zst ? 1 : -1) : strcmp(x->rel, y->rel);
 }
 
+/* s in ASCII lower case, in place (names compared as the index keeps them). */
+static void ascii_lower(char *s)
+{
+	for (; *s; s++)
+		*s = (char)tolower((unsigned char)*s);
+}
+
 /* Reading a dir of the tree failed: said to whoever builds the index. */
 typedef void (*index_warn)(void *ud, const char *rel, const char *why);
 
@@ -346,7 +353,7 @@ static int index_dir(index_t *x, int homefd, const char *rel, bool archived, ind
 		if (!rollout_name(e->d_name, id, &zst) ||
 		    fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode)) {
 			if (strncasecmp(e->d_name, "rollout-", 8) == 0) {
-				char **o = AGC_ARRAY_PUSH(&x->odd, CX_INDEX_MAX), *c;
+				char **o = AGC_ARRAY_PUSH(&x->odd, CX_INDEX_MAX);
 
 				if (!o || !(*o = agc_strdup(e->d_name))) {
 					if (o)
@@ -354,8 +361,7 @@ static int index_dir(index_t *x, int homefd, const char *rel, bool archived, ind
 					rc = agc_error_oom();
 					break;
 				}
-				for (c = *o; *c; c++)
-					*c = (char)tolower((unsigned char)*c);
+				ascii_lower(*o);
 			}
 			errno = 0;
 			continue;
@@ -1844,9 +1850,8 @@ static bool cx_parent_gone(crows *R, const index_t *x, const cxdbs *D, const cha
 
 	if (up && !up->orphan)
 		return false;
-	for (i = 0; i < sizeof(low) - 1 && id[i]; i++)
-		low[i] = (char)tolower((unsigned char)id[i]);
-	low[i] = '\0';
+	snprintf(low, sizeof(low), "%s", id);
+	ascii_lower(low);
 	for (i = 0; i < x->odd.n; i++)
 		if (strstr(x->odd.v[i], low))
 			return false;
