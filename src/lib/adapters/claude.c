@@ -2166,6 +2166,31 @@ static bool dir_has(const dir_state *ds, const char *name)
 	return ds->names.n && bsearch(&k, ds->sorted, ds->names.n, sizeof(*ds->sorted), dent_cmp);
 }
 
+/* The first of the listing's sorted names not before prefix. */
+static size_t dir_lower(const dir_state *ds, const char *prefix)
+{
+	size_t a = 0, b = ds->names.n;
+
+	while (a < b) {
+		size_t m = a + (b - a) / 2;
+
+		if (strcmp(ds->sorted[m].name, prefix) < 0)
+			a = m + 1;
+		else
+			b = m;
+	}
+	return a;
+}
+
+/* Whether a name in the listing ds begins with prefix: every name of a session in a project
+ * or temp key dir begins with its id, so a dir without one has nothing of it. */
+static bool dir_has_prefix(const dir_state *ds, const char *prefix)
+{
+	size_t a = dir_lower(ds, prefix);
+
+	return a < ds->names.n && strncmp(ds->sorted[a].name, prefix, strlen(prefix)) == 0;
+}
+
 /* A run of many ids: the dir rel beneath rootfd (projects/, the temp root's claude-<uid>/) as
  * the run listed it, while it stays as it was (dir_get); the listings of its dirs go when it is
  * listed again. */
@@ -2226,18 +2251,10 @@ static int add_listed(agc_plan *p, size_t root, const char *dir, const dir_state
 		      const char *suffix, unsigned flags)
 {
 	struct { size_t *v; size_t n, cap; } at = {0};
-	size_t pl = strlen(prefix), sl = suffix ? strlen(suffix) : 0, a = 0, b = ds->names.n, k;
+	size_t pl = strlen(prefix), sl = suffix ? strlen(suffix) : 0, a = dir_lower(ds, prefix), k;
 	char rel[4096];
 	int rc = 0;
 
-	while (a < b) {
-		size_t m = a + (b - a) / 2;
-
-		if (strcmp(ds->sorted[m].name, prefix) < 0)
-			a = m + 1;
-		else
-			b = m;
-	}
 	for (; rc == 0 && a < ds->names.n && strncmp(ds->sorted[a].name, prefix, pl) == 0; a++) {
 		size_t *s = AGC_ARRAY_PUSH(&at, DIR_ENTRIES_MAX);
 
@@ -2263,11 +2280,24 @@ static int add_listed(agc_plan *p, size_t root, const char *dir, const dir_state
 	return rc;
 }
 
+/* The next name of a top dir (projects/, the temp root's claude-<uid>/) open as d: from the
+ * run's listing top while there is one (*at counts through it), else read from d. */
+static const char *top_next(const dir_state *top, DIR *d, size_t *at)
+{
+	struct dirent *e;
+
+	if (top)
+		return *at < top->names.n ? top->names.v[(*at)++] : NULL;
+	if (!(e = readdir(d)) || (*at)++ >= DIR_ENTRIES_MAX)
+		return NULL;
+	return e->d_name;
+}
+
 static int discover_projects(agc_plan *p, int cfg, const char *id)
 {
 	static const char *const side[] = {".ccr-tip.json", ".precompact.json", ".desktop-released.json"};
 	DIR *d = agc_plan_dir(p, R_CONFIG, cfg, "projects");
-	struct dirent *e;
+	const char *name;
 	size_t seen = 0, i;
 	char rel[4096], prefix[128];
 	struct stat st;
@@ -2278,22 +2308,26 @@ static int discover_projects(agc_plan *p, int cfg, const char *id)
 		return 0;
 	if (run_lists(p))
 		plist = tree_top(&((claude_run *)p->run)->projects, cfg, "projects", run_pass(p));
-	while ((e = readdir(d)) && seen++ < DIR_ENTRIES_MAX) {
+	/* the run's listing of projects/, while it stands, is read instead of the dir */
+	while ((name = top_next(plist, d, &seen))) {
 		bool has = false;
 		int got;
 
 		dir_state *ls = NULL;
 		char nm[AGC_ID_MAX + 32];
 
-		if (e->d_name[0] == '.' || !agc_id_path_safe(e->d_name))
+		if (name[0] == '.' || !agc_id_path_safe(name))
 			continue;
 		/* a run of many ids: only what the dir's listing has is looked at (each probe of
-		 * what is not there is a walk to a failing stat); every hit is still reached and
-		 * checked by agc_plan_add_art as a probe would be */
+		 * what is not there is a walk to a failing stat), and a dir without a name of the
+		 * id not at all; every hit is still reached and checked by agc_plan_add_art as a
+		 * probe would be */
 		if (p->run)
-			ls = tree_sub(&((claude_run *)p->run)->projects, plist, dirfd(d), e->d_name, run_pass(p));
+			ls = tree_sub(&((claude_run *)p->run)->projects, plist, dirfd(d), name, run_pass(p));
+		if (ls && !dir_has_prefix(ls, id))
+			continue;
 		/* The transcript is the record discovery keys on: it goes last (R6). */
-		snprintf(rel, sizeof(rel), "projects/%s/%s.jsonl", e->d_name, id);
+		snprintf(rel, sizeof(rel), "projects/%s/%s.jsonl", name, id);
 		snprintf(nm, sizeof(nm), "%s.jsonl", id);
 		got = ls && !dir_has(ls, nm) ? 0 : agc_plan_add_art(p, R_CONFIG, rel, id, AGC_ART_RECORD, NULL);
 		if (got < 0)
@@ -2305,10 +2339,10 @@ static int discover_projects(agc_plan *p, int cfg, const char *id)
 				int pfd = openat(cfg, "projects", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
 				if (pfd >= 0) {
-					char name[600];
+					char tname[600];
 
-					snprintf(name, sizeof(name), "%s/%s.jsonl", e->d_name, id);
-					read_head(pfd, name, NULL, true, &h);
+					snprintf(tname, sizeof(tname), "%s/%s.jsonl", name, id);
+					read_head(pfd, tname, NULL, true, &h);
 					close(pfd);
 					p->meta.project = h.cwd;
 					p->meta.title = h.title;
@@ -2318,7 +2352,7 @@ static int discover_projects(agc_plan *p, int cfg, const char *id)
 				}
 			}
 		}
-		snprintf(rel, sizeof(rel), "projects/%s/%s", e->d_name, id);
+		snprintf(rel, sizeof(rel), "projects/%s/%s", name, id);
 		got = ls && !dir_has(ls, id) ? 0 : agc_plan_add_art(p, R_CONFIG, rel, id, 0, NULL);
 		if (got < 0)
 			goto fail;
@@ -2332,7 +2366,7 @@ static int discover_projects(agc_plan *p, int cfg, const char *id)
 		/* The gate looks at side files only next to a transcript or session dir; a purge
 		 * looks in every project dir, so nothing of the session is missed. */
 		for (i = 0; i < sizeof(side) / sizeof(side[0]) && (has || !p->gate_only); i++) {
-			snprintf(rel, sizeof(rel), "projects/%s/%s%s", e->d_name, id, side[i]);
+			snprintf(rel, sizeof(rel), "projects/%s/%s%s", name, id, side[i]);
 			snprintf(nm, sizeof(nm), "%s%s", id, side[i]);
 			if ((!ls || dir_has(ls, nm)) && agc_plan_add_art(p, R_CONFIG, rel, id, 0, NULL) < 0)
 				goto fail;
@@ -2341,7 +2375,7 @@ static int discover_projects(agc_plan *p, int cfg, const char *id)
 		 * every project dir where the run's listing makes that cheap (what a purge left
 		 * when the dir could not be read is found by the rerun) */
 		if (has || (ls && !p->gate_only)) {
-			snprintf(rel, sizeof(rel), "projects/%s", e->d_name);
+			snprintf(rel, sizeof(rel), "projects/%s", name);
 			snprintf(prefix, sizeof(prefix), "%s.jsonl.compact.tmp.", id);
 			if ((ls ? add_listed(p, R_CONFIG, rel, ls, prefix, NULL, 0)
 				: add_prefixed(p, R_CONFIG, cfg, rel, prefix, NULL, 0)) < 0)
@@ -2365,7 +2399,7 @@ static int discover_temp(agc_plan *p, int tmp, uid_t uid, const char *id)
 	char top[64], rel[4096], scratch[13];
 	dir_state *keys = NULL;
 	DIR *d;
-	struct dirent *e;
+	const char *name;
 	size_t seen = 0;
 
 	snprintf(top, sizeof(top), "claude-%lu", (unsigned long)uid);
@@ -2377,16 +2411,16 @@ static int discover_temp(agc_plan *p, int tmp, uid_t uid, const char *id)
 		keys = tree_top(&((claude_run *)p->run)->temp, tmp, top, run_pass(p));
 	/* Every key dir of the temp root: a symlinked one is looked through (read-only) so that
 	 * what lies behind it is found and reported, never removed (R2). */
-	while ((e = readdir(d)) && seen++ < DIR_ENTRIES_MAX) {
+	while ((name = top_next(keys, d, &seen))) {
 		dir_state *ls = NULL;
 
-		if (e->d_name[0] == '.' || !agc_id_path_safe(e->d_name))
+		if (name[0] == '.' || !agc_id_path_safe(name))
 			continue;
 		if (p->run)
-			ls = tree_sub(&((claude_run *)p->run)->temp, keys, dirfd(d), e->d_name, run_pass(p));
+			ls = tree_sub(&((claude_run *)p->run)->temp, keys, dirfd(d), name, run_pass(p));
 		if (ls && !dir_has(ls, id))
 			continue;
-		snprintf(rel, sizeof(rel), "%s/%s/%s", top, e->d_name, id);
+		snprintf(rel, sizeof(rel), "%s/%s/%s", top, name, id);
 		if (agc_plan_add_art(p, R_TEMP, rel, id, 0, NULL) < 0) {
 			closedir(d);
 			return -1;
