@@ -16,6 +16,7 @@
 
 #include "../clock.h"
 #include "../core.h"
+#include "../dirwatch.h"
 #include "../error.h"
 #include "../jscan.h"
 #include "../json.h"
@@ -1138,6 +1139,8 @@ typedef struct hist_state {
 typedef struct dir_state {
 	bool ok;
 	bool pass; /* made during the run state's residual pass (claude_run.pass) */
+	bool watched; /* mark: the run's watch tells whether the dir changed since the listing */
+	agc_dirmark mark;
 	agc_filekey key;
 	struct { char **v; size_t n, cap; } names;   /* in readdir order */
 	struct dent { const char *name; size_t pos; } *sorted; /* the names, by name */
@@ -1165,6 +1168,10 @@ typedef struct claude_run {
 	 * 978 getdents against 182), so the discoveries of the first id a state meets probe
 	 * (run_lists), and the listings serve the ids after it. */
 	tree_state projects, temp;
+	/* what changed in the dirs listed (dirwatch.h): a listing it marked is used while the
+	 * watch has told nothing of its dir, with no stat of it and no wait for its times to age;
+	 * NULL, or a dir it cannot mark, and dir_get's rule decides */
+	agc_dirwatch *watch;
 	char first[AGC_ID_MAX];
 } claude_run;
 
@@ -1206,10 +1213,12 @@ static void *claude_run_new(void)
 {
 	claude_run *r = calloc(1, sizeof(*r));
 
-	if (!r)
+	if (!r) {
 		agc_error_oom();
-	else
-		r->pass = true;
+		return NULL;
+	}
+	r->pass = true;
+	r->watch = agc_dirwatch_new();
 	return r;
 }
 
@@ -1226,6 +1235,7 @@ static void claude_run_free(void *run)
 	dir_release(&r->projects.top);
 	subs_release(&r->temp);
 	dir_release(&r->temp.top);
+	agc_dirwatch_free(r->watch);
 	free(r);
 }
 
@@ -1749,7 +1759,10 @@ static int dent_cmp(const void *a, const void *b)
 	return strcmp(((const struct dent *)a)->name, ((const struct dent *)b)->name);
 }
 
-static dir_state *dir_get(dir_state *ds, DIR *d, bool pass)
+/* The listing ds of the dir open as d, kept or made anew (*fresh then, when not NULL). A
+ * listing the run's watch marked is kept exactly while the watch told nothing of its dir;
+ * another by the rule below (its times, the residual pass). */
+static dir_state *dir_get(dir_state *ds, DIR *d, bool pass, agc_dirwatch *w, bool *fresh)
 {
 	struct timespec now;
 	int64_t began;
@@ -1758,17 +1771,25 @@ static dir_state *dir_get(dir_state *ds, DIR *d, bool pass)
 	agc_filekey k;
 	size_t seen = 0, i;
 
+	if (fresh)
+		*fresh = false;
+	if (ds->watched && agc_dirwatch_same(w, &ds->mark))
+		return ds;
 	if (fstat(dirfd(d), &st) < 0)
 		return NULL;
 	agc_filekey_of(&st, &k);
-	if ((ds->ok || (pass && ds->pass)) && agc_filekey_same(&ds->key, &k))
+	if (!ds->watched && (ds->ok || (pass && ds->pass)) && agc_filekey_same(&ds->key, &k))
 		return ds;
 	dir_release(ds);
+	if (fresh)
+		*fresh = true;
 	/* A listing stands for probes only where it is as good as one (R2): names compared as
 	 * the file system compares them, and the dir searchable (a probe of a dir that may be
 	 * listed but not searched fails, and that failure is the caller's to report). */
 	if (!agc_scan_names_exact(dirfd(d)) || fstatat(dirfd(d), ".", &st, 0) < 0)
 		return NULL;
+	/* marked before it is read: a change from here on makes the listing stale */
+	ds->watched = agc_dirwatch_mark(w, dirfd(d), &ds->mark);
 	clock_gettime(CLOCK_REALTIME, &now);
 	began = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
 	for (;;) {
@@ -1984,7 +2005,8 @@ static int add_prefixed(agc_plan *p, size_t root, int rootfd, const char *dir, c
 	/* a run of many ids: todos/ and telemetry/ listed once, while they stay as they were */
 	if (p->run && root == R_CONFIG && (strcmp(dir, "todos") == 0 || strcmp(dir, "telemetry") == 0)) {
 		claude_run *run = p->run;
-		dir_state *ds = dir_get(strcmp(dir, "todos") == 0 ? &run->todos : &run->telemetry, d, run_pass(p));
+		dir_state *ds = dir_get(strcmp(dir, "todos") == 0 ? &run->todos : &run->telemetry, d, run_pass(p),
+					run->watch, NULL);
 
 		if (ds) {
 			rc = add_listed(p, root, dir, ds, prefix, suffix, flags);
@@ -2194,18 +2216,20 @@ static bool dir_has_prefix(const dir_state *ds, const char *prefix)
 /* A run of many ids: the dir rel beneath rootfd (projects/, the temp root's claude-<uid>/) as
  * the run listed it, while it stays as it was (dir_get); the listings of its dirs go when it is
  * listed again. */
-static dir_state *tree_top(tree_state *t, int rootfd, const char *rel, bool pass)
+static dir_state *tree_top(tree_state *t, int rootfd, const char *rel, bool pass, agc_dirwatch *w)
 {
-	agc_filekey was = t->top.key;
-	bool ok = t->top.ok || (pass && t->top.pass);
 	dir_state *ds;
-	DIR *d = agc_dir_at(rootfd, rel);
+	bool fresh;
+	DIR *d;
 
-	if (!d)
+	if (t->top.watched && agc_dirwatch_same(w, &t->top.mark) && t->nsubs == t->top.names.n)
+		return &t->top;
+	if (!(d = agc_dir_at(rootfd, rel)))
 		return NULL;
-	ds = dir_get(&t->top, d, pass);
+	ds = dir_get(&t->top, d, pass, w, &fresh);
 	closedir(d);
-	if (ds && ok && agc_filekey_same(&was, &ds->key) && t->nsubs == ds->names.n)
+	/* subs[i] is the listing of names.v[i]: they stay with the listing they were made for */
+	if (ds && !fresh && t->nsubs == ds->names.n)
 		return ds;
 	subs_release(t);
 	if (!ds || !ds->names.n)
@@ -2218,7 +2242,8 @@ static dir_state *tree_top(tree_state *t, int rootfd, const char *rel, bool pass
 
 /* The listing of the dir key of the top dir open at fd (top its listing, from tree_top) as the
  * run made it, while the dir stays as it was; NULL when there is none to use. */
-static dir_state *tree_sub(tree_state *t, const dir_state *top, int fd, const char *key, bool pass)
+static dir_state *tree_sub(tree_state *t, const dir_state *top, int fd, const char *key, bool pass,
+			   agc_dirwatch *w)
 {
 	struct dent k = {key, 0}, *hit;
 	struct stat st;
@@ -2234,14 +2259,16 @@ static dir_state *tree_sub(tree_state *t, const dir_state *top, int fd, const ch
 	/* as the probes reach it: through a link there (discovery looks through it read-only);
 	 * a listing still good is told by one stat, without opening the dir */
 	sd = &t->subs[hit->pos];
-	if ((sd->ok || (pass && sd->pass)) && fstatat(fd, key, &st, 0) == 0 && S_ISDIR(st.st_mode)) {
+	if (sd->watched && agc_dirwatch_same(w, &sd->mark))
+		return sd;
+	if (!sd->watched && (sd->ok || (pass && sd->pass)) && fstatat(fd, key, &st, 0) == 0 && S_ISDIR(st.st_mode)) {
 		agc_filekey_of(&st, &now);
 		if (agc_filekey_same(&sd->key, &now))
 			return sd;
 	}
 	if (!(kd = agc_dir_at(fd, key)))
 		return NULL;
-	sd = dir_get(sd, kd, pass);
+	sd = dir_get(sd, kd, pass, w, NULL);
 	closedir(kd);
 	return sd;
 }
@@ -2307,7 +2334,8 @@ static int discover_projects(agc_plan *p, int cfg, const char *id)
 	if (!d)
 		return 0;
 	if (run_lists(p))
-		plist = tree_top(&((claude_run *)p->run)->projects, cfg, "projects", run_pass(p));
+		plist = tree_top(&((claude_run *)p->run)->projects, cfg, "projects", run_pass(p),
+				 ((claude_run *)p->run)->watch);
 	/* the run's listing of projects/, while it stands, is read instead of the dir */
 	while ((name = top_next(plist, d, &seen))) {
 		bool has = false;
@@ -2323,7 +2351,8 @@ static int discover_projects(agc_plan *p, int cfg, const char *id)
 		 * id not at all; every hit is still reached and checked by agc_plan_add_art as a
 		 * probe would be */
 		if (p->run)
-			ls = tree_sub(&((claude_run *)p->run)->projects, plist, dirfd(d), name, run_pass(p));
+			ls = tree_sub(&((claude_run *)p->run)->projects, plist, dirfd(d), name, run_pass(p),
+				      ((claude_run *)p->run)->watch);
 		if (ls && !dir_has_prefix(ls, id))
 			continue;
 		/* The transcript is the record discovery keys on: it goes last (R6). */
@@ -2408,7 +2437,7 @@ static int discover_temp(agc_plan *p, int tmp, uid_t uid, const char *id)
 		return 0;
 	/* a run of many ids: the key dirs' listings, as for projects/ (discover_projects) */
 	if (run_lists(p))
-		keys = tree_top(&((claude_run *)p->run)->temp, tmp, top, run_pass(p));
+		keys = tree_top(&((claude_run *)p->run)->temp, tmp, top, run_pass(p), ((claude_run *)p->run)->watch);
 	/* Every key dir of the temp root: a symlinked one is looked through (read-only) so that
 	 * what lies behind it is found and reported, never removed (R2). */
 	while ((name = top_next(keys, d, &seen))) {
@@ -2417,7 +2446,8 @@ static int discover_temp(agc_plan *p, int tmp, uid_t uid, const char *id)
 		if (name[0] == '.' || !agc_id_path_safe(name))
 			continue;
 		if (p->run)
-			ls = tree_sub(&((claude_run *)p->run)->temp, keys, dirfd(d), name, run_pass(p));
+			ls = tree_sub(&((claude_run *)p->run)->temp, keys, dirfd(d), name, run_pass(p),
+				      ((claude_run *)p->run)->watch);
 		if (ls && !dir_has(ls, id))
 			continue;
 		snprintf(rel, sizeof(rel), "%s/%s/%s", top, name, id);
@@ -2449,6 +2479,9 @@ static int claude_discover(agc_plan *p)
 	}
 	if (p->run && !p->again)
 		((claude_run *)p->run)->pass = false; /* the residual pass, if any, is over */
+	/* what the kernel told of the dirs listed, up to this discovery */
+	if (p->run)
+		agc_dirwatch_poll(((claude_run *)p->run)->watch);
 
 	if (cfg >= 0 && subagent_id(id))
 		return discover_subagent(p, cfg, id);
