@@ -411,6 +411,11 @@ typedef struct agc_adapter {
 	 * while the file or dir it came from is unchanged (agc_filekey). May be NULL. */
 	void *(*run_new)(void);
 	void (*run_free)(void *run);
+	/* The state after the removals of a stretch and the rewrite of the shared files (R7),
+	 * instead of a new one: what was read of files goes, and only what is known to be as its
+	 * file or dir is now may stay (a dir listing its watch told nothing of, dirwatch.h).
+	 * NULL: the engine frees the state and makes a new one. */
+	void (*run_renew)(void *run);
 	/* Close what the run's state holds open (its read-only database connections) before a
 	 * purge opens a database to write: an idle WAL reader keeps a lock on the file, and with
 	 * it SQLite keeps a closed connection's descriptor for the next open of that file in this
@@ -467,6 +472,10 @@ typedef struct agc_guard {
 	/* called once when every id was discovered, before the first gate (a test hook) */
 	void (*discovered)(void *ud);
 	void *ud;
+	/* each adapter's state for the run (agc_adapter.run_new), kept from one call to the
+	 * next by the caller (a prune's batches) and renewed as after a stretch before it is
+	 * used again; NULL: the call makes its own. The caller frees what is left in it. */
+	void **runs;
 } agc_guard;
 
 /* agc_compact of only the databases whose absolute paths (as agc_plan_abspath gives them) are

@@ -361,6 +361,8 @@ static int prune_agent(prune_run *P, size_t a, size_t *left)
 	const char *name = agc_agent_name(a);
 	cand_list l = {0};
 	char **kv = NULL, **ids = NULL;
+	/* the adapters' states, kept from one batch to the next (agc_guard.runs) */
+	void *runs[AGC_AGENTS_MAX] = {0};
 	size_t kn = 0, i, nids = 0;
 	agc_report **out = NULL;
 	int rc = 0;
@@ -411,6 +413,7 @@ static int prune_agent(prune_run *P, size_t a, size_t *left)
 			.stop = guard_stop,
 			.discovered = guard_discovered,
 			.ud = P,
+			.runs = runs,
 		};
 		size_t m = nids - i < PRUNE_BATCH ? nids - i : PRUNE_BATCH, done = 0, k;
 
@@ -443,6 +446,9 @@ static int prune_agent(prune_run *P, size_t a, size_t *left)
 	}
 	*left = nids - (i < nids ? i : nids);
 done:
+	for (i = 0; agc_adapter_table[i]; i++)
+		if (runs[i] && agc_adapter_table[i]->run_free)
+			agc_adapter_table[i]->run_free(runs[i]);
 	free(out);
 	free(ids);
 	agc_keep_closure_free(kv, kn);

@@ -3046,12 +3046,31 @@ static void flush_deferred(batch *b, bitem *it)
 	}
 }
 
+/* Each adapter's state as after the removals of a stretch (R7): renewed where the adapter
+ * can say what of it is still good, else made anew. */
+static void batch_renew(batch *b)
+{
+	size_t a;
+
+	for (a = 0; agc_adapter_table[a]; a++) {
+		const agc_adapter *ad = agc_adapter_table[a];
+
+		if (ad->run_renew && b->run[a]) {
+			ad->run_renew(b->run[a]);
+			continue;
+		}
+		if (ad->run_free)
+			ad->run_free(b->run[a]);
+		b->run[a] = ad->run_new ? ad->run_new() : NULL;
+	}
+}
+
 /* The end of a stretch of pending purges: each shared file rewritten once for all of them,
- * then a new state for each agent (nothing read before the rewrite is reused) and each item's
+ * then each agent's state renewed (nothing read before the rewrite is reused) and each item's
  * residual rediscovered from it (R7); their reports are done. */
 static void batch_flush(batch *b)
 {
-	size_t k, a, i;
+	size_t k, i;
 	bool any = false;
 
 	for (k = 0; k < b->n && !any; k++)
@@ -3063,13 +3082,7 @@ static void batch_flush(batch *b)
 		free(b->expect.v[i].rel);
 	}
 	b->expect.n = 0;
-	for (a = 0; agc_adapter_table[a]; a++) {
-		const agc_adapter *ad = agc_adapter_table[a];
-
-		if (ad->run_free)
-			ad->run_free(b->run[a]);
-		b->run[a] = ad->run_new ? ad->run_new() : NULL;
-	}
+	batch_renew(b);
 	for (k = 0; k < b->n; k++) {
 		bitem *it = &b->it[k];
 
@@ -3181,8 +3194,14 @@ static int many(agc_ctx *ctx, const char *agent, const char *const *idv, size_t 
 		ctx->spare = g->keep;
 		ctx->n_spare = g->n_keep;
 	}
+	/* the caller's states, from its last call: renewed, as after a stretch of this one */
+	if (g && g->runs) {
+		for (a = 0; agc_adapter_table[a]; a++)
+			b.run[a] = g->runs[a];
+		batch_renew(&b);
+	}
 	for (a = 0; agc_adapter_table[a]; a++)
-		if (agc_adapter_table[a]->run_new && !(b.run[a] = agc_adapter_table[a]->run_new())) {
+		if (!b.run[a] && agc_adapter_table[a]->run_new && !(b.run[a] = agc_adapter_table[a]->run_new())) {
 			rc = -1;
 			goto out;
 		}
@@ -3335,9 +3354,14 @@ out:
 		free(b.as[a].agents.v);
 	}
 	agc_buf_release(&b.argv);
-	for (a = 0; agc_adapter_table[a]; a++)
+	for (a = 0; agc_adapter_table[a]; a++) {
+		if (g && g->runs) {
+			g->runs[a] = b.run[a];
+			continue;
+		}
 		if (agc_adapter_table[a]->run_free)
 			agc_adapter_table[a]->run_free(b.run[a]);
+	}
 	for (k = 0; k < b.expect.n; k++)
 		free(b.expect.v[k].rel);
 	free(b.expect.v);

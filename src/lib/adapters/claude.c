@@ -1239,6 +1239,39 @@ static void claude_run_free(void *run)
 	free(r);
 }
 
+/* A tree's listings that its watch keeps (dir_state.watched); the others go. */
+static void tree_renew(tree_state *t)
+{
+	size_t i;
+
+	if (!t->top.watched) {
+		subs_release(t);
+		dir_release(&t->top);
+		return;
+	}
+	for (i = 0; i < t->nsubs; i++)
+		if (!t->subs[i].watched)
+			dir_release(&t->subs[i]);
+}
+
+/* After the removals of a stretch and the rewrite of history.jsonl (agc_adapter.run_renew):
+ * history.jsonl is read again; a listing stays only while its watch has told nothing of its
+ * dir (checked at its next use, as always), so what the removals changed is listed anew and
+ * the rest is not. A new residual pass begins. */
+static void claude_run_renew(void *run)
+{
+	claude_run *r = run;
+
+	hist_release(&r->hist);
+	if (!r->todos.watched)
+		dir_release(&r->todos);
+	if (!r->telemetry.watched)
+		dir_release(&r->telemetry);
+	tree_renew(&r->projects);
+	tree_renew(&r->temp);
+	r->pass = true;
+}
+
 static int hwin_cmp(const void *a, const void *b)
 {
 	const hwin *x = a, *y = b;
@@ -3922,5 +3955,6 @@ const agc_adapter agc_adapter_claude = {
 	.accounted_ls = claude_accounted_ls,
 	.run_new = claude_run_new,
 	.run_free = claude_run_free,
+	.run_renew = claude_run_renew,
 	.unnamed = claude_unnamed,
 };
