@@ -268,6 +268,11 @@ typedef struct agc_plan {
 	 * a time: batch_conflict says so, and the engine purges this id on its own, afresh. */
 	char *const *going;
 	size_t n_going;
+	/* The same ids lower-cased, and going_hexlen: the length each has when every one is of
+	 * hex digits and dashes only (else 0): a line names one of them exactly when one of its
+	 * windows of that length is in the set (NULL, or a length of 0: look for each id). */
+	const struct agc_hset *going_lc;
+	size_t going_hexlen;
 	bool batch_conflict;
 	/* Ids the plan does not take as its children (agc_adapter.spares_kept: a kept id reaches
 	 * them), sorted (strcmp); NULL: none. Set by the engine before discovery. */

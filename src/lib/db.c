@@ -19,6 +19,7 @@
 #include "buf.h"
 #include "db.h"
 #include "error.h"
+#include "hset.h"
 
 bool agc_db_is_busy(int rc)
 {
@@ -699,126 +700,12 @@ int agc_db_write_busy(const char *path)
 #define WATCH_MAX_TABLES ((size_t)1 << 16)
 #define WATCH_NONE ((size_t)-1)
 
-/* A set of byte strings (chained hash). */
-typedef struct hent {
-	struct hent *next;
-	uint64_t hash;
-	size_t len;
-	unsigned char key[];
-} hent;
-
-typedef struct hset {
-	hent **b;
-	size_t nb, n;
-} hset;
-
-static uint64_t hash_bytes(const unsigned char *p, size_t n)
+/* Add k to a set of rows or values, which holds at most WATCH_MAX_ROWS. */
+static int watch_add(agc_hset *s, const unsigned char *k, size_t n)
 {
-	uint64_t h = 1469598103934665603ULL; /* FNV-1a */
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		h ^= p[i];
-		h *= 1099511628211ULL;
-	}
-	return h;
-}
-
-static hent **hset_slot(const hset *s, const unsigned char *k, size_t n, uint64_t h)
-{
-	hent **e;
-
-	if (!s->nb)
-		return NULL;
-	for (e = &s->b[h & (s->nb - 1)]; *e; e = &(*e)->next)
-		if ((*e)->hash == h && (*e)->len == n && memcmp((*e)->key, k, n) == 0)
-			return e;
-	return NULL;
-}
-
-static bool hset_has(const hset *s, const unsigned char *k, size_t n)
-{
-	return hset_slot(s, k, n, hash_bytes(k, n)) != NULL;
-}
-
-/* Add k once. Returns 0 or -1 (error set). */
-static int hset_add(hset *s, const unsigned char *k, size_t n)
-{
-	uint64_t h = hash_bytes(k, n);
-	hent *e;
-
-	if (hset_slot(s, k, n, h))
-		return 0;
-	if (s->n >= WATCH_MAX_ROWS)
+	if (s->n >= WATCH_MAX_ROWS && !agc_hset_has(s, k, n))
 		return agc_error_set(-1, "more than %zu rows to account for in one transaction", WATCH_MAX_ROWS);
-	if (s->n >= s->nb) {
-		size_t nb = s->nb ? s->nb * 2 : 64, i;
-		hent **b = calloc(nb, sizeof(*b));
-
-		if (!b)
-			return agc_error_oom();
-		for (i = 0; i < s->nb; i++)
-			while (s->b[i]) {
-				hent *x = s->b[i];
-
-				s->b[i] = x->next;
-				x->next = b[x->hash & (nb - 1)];
-				b[x->hash & (nb - 1)] = x;
-			}
-		free(s->b);
-		s->b = b;
-		s->nb = nb;
-	}
-	e = malloc(sizeof(*e) + n);
-	if (!e)
-		return agc_error_oom();
-	e->hash = h;
-	e->len = n;
-	memcpy(e->key, k, n);
-	e->next = s->b[h & (s->nb - 1)];
-	s->b[h & (s->nb - 1)] = e;
-	s->n++;
-	return 0;
-}
-
-/* Remove k; true when it was there. */
-static bool hset_del(hset *s, const unsigned char *k, size_t n)
-{
-	hent **e = hset_slot(s, k, n, hash_bytes(k, n)), *x;
-
-	if (!e)
-		return false;
-	x = *e;
-	*e = x->next;
-	free(x);
-	s->n--;
-	return true;
-}
-
-/* Any one element, or NULL. */
-static const hent *hset_any(const hset *s)
-{
-	size_t i;
-
-	for (i = 0; i < s->nb; i++)
-		if (s->b[i])
-			return s->b[i];
-	return NULL;
-}
-
-static void hset_release(hset *s)
-{
-	size_t i;
-
-	for (i = 0; i < s->nb; i++)
-		while (s->b[i]) {
-			hent *x = s->b[i];
-
-			s->b[i] = x->next;
-			free(x);
-		}
-	free(s->b);
-	memset(s, 0, sizeof(*s));
+	return agc_hset_add(s, k, n);
 }
 
 /* A value as bytes that compare equal only for the same type and the same content. */
@@ -860,7 +747,7 @@ static int encode_value(agc_buf *b, sqlite3_value *v)
 
 typedef struct wpred {
 	int col;      /* the column's index in the table (table_xinfo cid, as the hook counts) */
-	hset values;  /* encoded values that make a row planned */
+	agc_hset values;  /* encoded values that make a row planned */
 } wpred;
 
 typedef struct wtable {
@@ -875,7 +762,7 @@ struct agc_db_watch {
 	sqlite3 *db;
 	struct { wtable *v; size_t n, cap; } t;
 	size_t last;        /* the table of the last change */
-	hset rows;          /* table index + key of rows there now that the plan does not account
+	agc_hset rows;          /* table index + key of rows there now that the plan does not account
 			       for yet: inserted here, or planned and changed here */
 	char *violation;    /* the table of a change outside the plan */
 	char *failure;      /* why the watch could not tell */
@@ -951,7 +838,7 @@ static int watch_planned(agc_db_watch *w, size_t ti)
 			found = -1;
 			break;
 		}
-		found = hset_has(&t->preds.v[i].values, (const unsigned char *)b.ptr, b.len);
+		found = agc_hset_has(&t->preds.v[i].values, (const unsigned char *)b.ptr, b.len);
 	}
 	agc_buf_release(&b);
 	return found;
@@ -963,7 +850,7 @@ static void watch_gone(agc_db_watch *w, size_t ti)
 	int planned;
 
 	/* inserted here and deleted again, or planned, changed, and deleted now: accounted for */
-	if (hset_del(&w->rows, (const unsigned char *)w->key.ptr, w->key.len))
+	if (agc_hset_del(&w->rows, (const unsigned char *)w->key.ptr, w->key.len))
 		return;
 	/* first touched now: it was there before the transaction */
 	planned = watch_planned(w, ti);
@@ -997,7 +884,7 @@ static void watch_hook(void *ud, sqlite3 *db, int op, const char *zdb, const cha
 	case SQLITE_INSERT:
 		/* a new row: it must be gone again before the commit */
 		if (watch_key(w, ti, false, k2) < 0 ||
-		    hset_add(&w->rows, (const unsigned char *)w->key.ptr, w->key.len) < 0)
+		    watch_add(&w->rows, (const unsigned char *)w->key.ptr, w->key.len) < 0)
 			watch_failure(w, "cannot record an inserted row");
 		break;
 	case SQLITE_UPDATE: {
@@ -1021,16 +908,16 @@ static void watch_hook(void *ud, sqlite3 *db, int op, const char *zdb, const cha
 			old = w->key;
 			w->key = tmp;
 			if (!w->violation && !w->failure &&
-			    hset_add(&w->rows, (const unsigned char *)w->key.ptr, w->key.len) < 0)
+			    watch_add(&w->rows, (const unsigned char *)w->key.ptr, w->key.len) < 0)
 				watch_failure(w, "cannot record an updated row");
-		} else if (!hset_has(&w->rows, (const unsigned char *)w->key.ptr, w->key.len)) {
+		} else if (!agc_hset_has(&w->rows, (const unsigned char *)w->key.ptr, w->key.len)) {
 			/* a row that was there, changed: only a planned one, and it must go */
 			planned = watch_planned(w, ti);
 			if (planned < 0)
 				watch_failure(w, "cannot read an updated row's values");
 			else if (!planned)
 				watch_violation(w, w->t.v[ti].name);
-			else if (hset_add(&w->rows, (const unsigned char *)w->key.ptr, w->key.len) < 0)
+			else if (watch_add(&w->rows, (const unsigned char *)w->key.ptr, w->key.len) < 0)
 				watch_failure(w, "cannot record an updated row");
 		}
 		agc_buf_release(&old);
@@ -1154,7 +1041,7 @@ int agc_db_watch_plan(agc_db_watch *w, const char *table, const char *col, const
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		agc_buf_clear(&b);
 		if (encode_value(&b, sqlite3_column_value(st, 0)) < 0 ||
-		    hset_add(&pr->values, (const unsigned char *)b.ptr, b.len) < 0) {
+		    watch_add(&pr->values, (const unsigned char *)b.ptr, b.len) < 0) {
 			rc = SQLITE_NOMEM;
 			break;
 		}
@@ -1175,7 +1062,7 @@ bool agc_db_watch_pending(const agc_db_watch *w)
 
 int agc_db_watch_check(const agc_db_watch *w, const char **table)
 {
-	const hent *e;
+	const agc_hent *e;
 
 	if (w->failure)
 		return agc_error_set(-1, "cannot watch the rows the purge changes: %s", w->failure);
@@ -1184,7 +1071,7 @@ int agc_db_watch_check(const agc_db_watch *w, const char **table)
 		return 1;
 	}
 	/* rows there now that were not there before, or planned rows changed and kept */
-	if ((e = hset_any(&w->rows))) {
+	if ((e = agc_hset_any(&w->rows))) {
 		uint32_t ti;
 
 		memcpy(&ti, e->key, sizeof(ti));
@@ -1203,13 +1090,13 @@ void agc_db_watch_free(agc_db_watch *w)
 	sqlite3_preupdate_hook(w->db, NULL, NULL);
 	for (i = 0; i < w->t.n; i++) {
 		for (j = 0; j < w->t.v[i].preds.n; j++)
-			hset_release(&w->t.v[i].preds.v[j].values);
+			agc_hset_release(&w->t.v[i].preds.v[j].values);
 		free(w->t.v[i].preds.v);
 		free(w->t.v[i].pk);
 		free(w->t.v[i].name);
 	}
 	free(w->t.v);
-	hset_release(&w->rows);
+	agc_hset_release(&w->rows);
 	free(w->violation);
 	free(w->failure);
 	agc_buf_release(&w->key);

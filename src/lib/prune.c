@@ -20,7 +20,7 @@
 #include "report.h"
 #include "state.h"
 
-#define PRUNE_BATCH 256              /* ids per agc_purge_guarded run */
+#define PRUNE_BATCH 2048             /* ids per agc_purge_guarded run */
 #define PRUNE_STATE "prune-next"     /* the agent a budget-limited run stopped before */
 #define PRUNE_CANDIDATES_MAX ((size_t)1 << 24)
 

@@ -1,4 +1,5 @@
 /* The engine shared by every agent: discover, gate, remove, residual (SPEC R5-R7). */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -16,6 +17,7 @@
 #include "db.h"
 #include "error.h"
 #include "holders.h"
+#include "hset.h"
 #include "json.h"
 #include "lines.h"
 #include "pending.h"
@@ -83,16 +85,62 @@ typedef enum discover_mode {
 
 static void wal_residue(agc_plan *p);
 
-/* going, n_going: the ids purged before this one in a run of many (agc_plan.going). */
+/* The ids purged before the next one in a run of many (agc_plan.going). */
+typedef struct going_ids {
+	struct { char **v; size_t n, cap; } ids;
+	agc_hset lc;      /* the same, lower-cased */
+	size_t hexlen;    /* agc_plan.going_hexlen */
+	bool odd;         /* one is not of hex digits and dashes, or not of the others' length */
+} going_ids;
+
+static void going_release(going_ids *g)
+{
+	size_t i;
+
+	for (i = 0; i < g->ids.n; i++)
+		free(g->ids.v[i]);
+	free(g->ids.v);
+	agc_hset_release(&g->lc);
+	memset(g, 0, sizeof(*g));
+}
+
+static int going_add(going_ids *g, const char *id)
+{
+	char **s = AGC_ARRAY_PUSH(&g->ids, AGC_PLAN_MAX_ITEMS);
+	char lc[AGC_ID_MAX];
+	size_t n = strlen(id), i;
+
+	if (!s || !(*s = agc_strdup(id)))
+		return agc_error_oom();
+	if (n >= sizeof(lc)) {
+		g->odd = true;
+		return 0;
+	}
+	for (i = 0; i < n; i++) {
+		lc[i] = (char)tolower((unsigned char)id[i]);
+		if (!isxdigit((unsigned char)id[i]) && id[i] != '-')
+			g->odd = true;
+	}
+	if (g->ids.n > 1 && n != g->hexlen)
+		g->odd = true;
+	g->hexlen = n;
+	return agc_hset_add(&g->lc, lc, n);
+}
+
+/* going: the ids purged before this one in a run of many (agc_plan.going), or NULL. */
 static int discover_in(agc_ctx *ctx, size_t agent, const char *canon, agc_plan *p, discover_mode m,
-		       char *const *going, size_t n_going, void *run, unsigned flags)
+		       const going_ids *going, void *run, unsigned flags)
 {
 	const agc_rootset *rs = agc_ctx_roots(ctx, agent);
 	size_t i;
 
 	agc_plan_init(p, agc_adapter_table[agent], ctx, rs, canon);
-	p->going = going;
-	p->n_going = n_going;
+	if (going) {
+		p->going = going->ids.v;
+		p->n_going = going->ids.n;
+		p->going_lc = &going->lc;
+		p->going_hexlen = going->odd ? 0 : going->hexlen;
+	}
 	/* a prune with a keep list: descendants a kept id reaches stay (agc_adapter.spares_kept);
 	 * the keep closure itself is found with every relation followed */
 	if (p->ad->spares_kept && m != DISCOVER_KEEP) {
@@ -148,7 +196,7 @@ static void wal_residue(agc_plan *p)
 
 static int discover(agc_ctx *ctx, size_t agent, const char *canon, agc_plan *p, discover_mode m)
 {
-	return discover_in(ctx, agent, canon, p, m, NULL, 0, NULL, 0);
+	return discover_in(ctx, agent, canon, p, m, NULL, NULL, 0);
 }
 
 static void fill_session(agc_report *r, const agc_plan *p)
@@ -745,7 +793,7 @@ static void residual(agc_ctx *ctx, size_t agent, agc_plan *before, agc_report *r
 	size_t i, j;
 
 	/* run: a state made after every removal of the run, never the one discovery used */
-	if (discover_in(ctx, agent, before->id, &after, DISCOVER_AGAIN, NULL, 0, run, before->flags) < 0) {
+	if (discover_in(ctx, agent, before->id, &after, DISCOVER_AGAIN, NULL, run, before->flags) < 0) {
 		char *msg = agc_strfmt("error: cannot discover again: %s", agc_error_last());
 
 		agc_report_add_item(r, true, "file", "", NULL, msg ? msg : "error", before->id, 0, 0, 0);
@@ -1973,8 +2021,8 @@ static int pick_agent(agc_ctx *ctx, const char *agent, const char *id, char *can
  * Returns 1 when the report is complete already (not found, an error, a sub-agent), 0 when p
  * is ready for the gate (*agent_out set; the caller releases p), -1 out of memory. */
 static int prepare(agc_ctx *ctx, const char *agent, const char *id, mode m, unsigned flags,
-		   agc_report **out, agc_plan *p, int *agent_out, char *const *going, size_t n_going,
-		   char *part_of, void *const *runs)
+		   agc_report **out, agc_plan *p, int *agent_out, const going_ids *going, char *part_of,
+		   void *const *runs)
 {
 	agc_report *r = agc_report_new(agent ? agent : "auto", id ? id : "");
 	char canon[AGC_ID_MAX];
@@ -1992,7 +2040,7 @@ static int prepare(agc_ctx *ctx, const char *agent, const char *id, mode m, unsi
 	/* 1. Discover everything read-only (R6). in-use needs only what the gate looks at, and
 	 * the rest only to tell "free" from "not found". */
 	if (discover_in(ctx, (size_t)a, canon, p, m == MODE_IN_USE ? DISCOVER_GATE : m == MODE_PURGE ? DISCOVER_PURGE : DISCOVER_ALL, going,
-			n_going, runs ? runs[a] : NULL, flags) < 0) {
+			runs ? runs[a] : NULL, flags) < 0) {
 		agc_report_set_error(r, agc_error_last());
 		agc_plan_release(p);
 		return 1;
@@ -2034,7 +2082,7 @@ static int run_with(agc_ctx *ctx, const char *agent, const char *id, mode m, uns
 	agc_plan p;
 	int a = -1, rc;
 
-	rc = prepare(ctx, agent, id, m, flags, out, &p, &a, NULL, 0, NULL, runs);
+	rc = prepare(ctx, agent, id, m, flags, out, &p, &a, NULL, NULL, runs);
 	if (rc != 0)
 		return rc < 0 ? -1 : 0;
 	/* 2. The gate, before anything changes (R5). */
@@ -2392,6 +2440,10 @@ static void reason_hints(agc_report *r)
 /* ---- many ids in one run (docs/internals.md, "Many ids") ---------------------------------- */
 
 #define BATCH_RESCAN_MS 200 /* a full scan is never older than this when an id is removed (R5) */
+/* The items of one agent a full scan looks at, from the next to go on: its cost stays that of a
+ * window however many ids the run has (each scan walks every item's files again), and an item
+ * past the window is scanned when its turn comes (agent_scan.hi). */
+#define BATCH_SCAN_ITEMS 256
 
 typedef struct bitem {
 	agc_report *r;
@@ -2432,6 +2484,7 @@ typedef struct agent_scan {
 	seen_list seen;                             /* the listing it began with, sorted by pid */
 	struct { pid_t *v; size_t n, cap; } agents;  /* the agent's own processes then */
 	int64_t scanned_ms;                         /* monotonic ms when it began */
+	size_t hi;                                  /* the items it looked at end before hi */
 } agent_scan;
 
 typedef struct batch {
@@ -2443,6 +2496,7 @@ typedef struct batch {
 	agc_buf argv;
 	void *run[AGC_AGENTS_MAX];                      /* each adapter's state (run_new) */
 	struct { bexpect *v; size_t n, cap; } expect;  /* of the items pending */
+	agc_hset earlier;                               /* of the items discovered (touches_earlier) */
 	mode m;
 	unsigned flags;
 	agc_report **out;
@@ -2467,47 +2521,69 @@ static int seen_cb(pid_t pid, ino_t ino, void *ud)
 	return 0;
 }
 
-static bool same_ids(const agc_plan *a, const agc_plan *b)
+/* The key of an id (kind 'i') or an artifact (kind 'a', by dev and ino) of adapter ad in
+ * batch.earlier; returns its length. */
+static size_t earlier_key(unsigned char *k, size_t cap, const agc_adapter *ad, const char *id, dev_t dev, ino_t ino)
 {
-	size_t i, j;
+	uint64_t d = (uint64_t)dev, i = (uint64_t)ino;
+	size_t n = sizeof(ad), l;
 
-	for (i = 0; i < a->ids.n; i++)
-		for (j = 0; j < b->ids.n; j++)
-			if (strcmp(a->ids.v[i], b->ids.v[j]) == 0)
-				return true;
-	return false;
+	memcpy(k + 1, &ad, sizeof(ad));
+	if (id) {
+		k[0] = 'i';
+		l = strlen(id);
+		if (l > cap - 1 - n)
+			l = cap - 1 - n;
+		memcpy(k + 1 + n, id, l);
+		return 1 + n + l;
+	}
+	k[0] = 'a';
+	memcpy(k + 1 + n, &d, sizeof(d));
+	memcpy(k + 1 + n + sizeof(d), &i, sizeof(i));
+	return 1 + n + sizeof(d) + sizeof(i);
 }
 
 /* Whether item k's plan shares an id or an artifact with an earlier item's, or is the part of
  * one (a duplicate, a parent and its sub-agent): then what the earlier one removes changes
- * what k's discovery would find, and k is purged on its own at its turn. */
+ * what k's discovery would find, and k is purged on its own at its turn. The earlier items'
+ * ids and artifacts are in batch.earlier (earlier_add). */
 static bool touches_earlier(const batch *b, size_t k)
 {
 	const agc_plan *p = &b->it[k].p;
-	size_t i, x, y;
+	unsigned char key[AGC_ID_MAX + 64];
+	size_t i;
 
 	if (p->batch_conflict)
 		return true;
-	for (i = 0; i < k; i++) {
-		const agc_plan *q = &b->it[i].p;
-
-		if (!b->it[i].ready)
-			continue;
-		if (q->ad != p->ad)
-			continue;
-		if (same_ids(p, q))
+	for (i = 0; i < p->ids.n; i++)
+		if (agc_hset_has(&b->earlier, key, earlier_key(key, sizeof(key), p->ad, p->ids.v[i], 0, 0)))
 			return true;
-		/* a fork that goes earlier in the run no longer blocks this id one at a time */
-		for (x = 0; x < p->forks.n; x++)
-			for (y = 0; y < q->ids.n; y++)
-				if (strcmp(p->forks.v[x], q->ids.v[y]) == 0)
-					return true;
-		for (x = 0; x < p->arts.n; x++)
-			for (y = 0; y < q->arts.n; y++)
-				if (p->arts.v[x].dev == q->arts.v[y].dev && p->arts.v[x].ino == q->arts.v[y].ino)
-					return true;
-	}
+	/* a fork that goes earlier in the run no longer blocks this id one at a time */
+	for (i = 0; i < p->forks.n; i++)
+		if (agc_hset_has(&b->earlier, key, earlier_key(key, sizeof(key), p->ad, p->forks.v[i], 0, 0)))
+			return true;
+	for (i = 0; i < p->arts.n; i++)
+		if (agc_hset_has(&b->earlier, key,
+				 earlier_key(key, sizeof(key), p->ad, NULL, p->arts.v[i].dev, p->arts.v[i].ino)))
+			return true;
 	return false;
+}
+
+/* Item k's ids and artifacts, for touches_earlier of the items after it. */
+static int earlier_add(batch *b, size_t k)
+{
+	const agc_plan *p = &b->it[k].p;
+	unsigned char key[AGC_ID_MAX + 64];
+	size_t i;
+
+	for (i = 0; i < p->ids.n; i++)
+		if (agc_hset_add(&b->earlier, key, earlier_key(key, sizeof(key), p->ad, p->ids.v[i], 0, 0)) < 0)
+			return -1;
+	for (i = 0; i < p->arts.n; i++)
+		if (agc_hset_add(&b->earlier, key,
+				 earlier_key(key, sizeof(key), p->ad, NULL, p->arts.v[i].dev, p->arts.v[i].ino)) < 0)
+			return -1;
+	return 0;
 }
 
 /* The agent's own processes (agc_adapter.agent_proc), among those the listing saw. */
@@ -2717,13 +2793,19 @@ static void batch_scan_range(batch *b, size_t lo, size_t hi, int listed)
 	agc_holders_release(&h);
 }
 
-/* A full scan for every item of the agent still to go, from `from` on: the process table
- * listed with each process's /proc inode, the agent's own processes noted, then one pass
- * over every process for all of them (R5); every pass begins after the listing. */
+/* A full scan for the next BATCH_SCAN_ITEMS items of the agent still to go, from `from` on:
+ * the process table listed with each process's /proc inode, the agent's own processes noted,
+ * then one pass over every process for all of them (R5); every pass begins after the
+ * listing. */
 static void batch_scan(batch *b, size_t from)
 {
 	agent_scan *as = &b->as[b->agent];
+	size_t hi, items = 0;
 	int rc;
+
+	for (hi = from; hi < b->n && items < BATCH_SCAN_ITEMS; hi++)
+		items += scanned_item(b, hi);
+	as->hi = hi;
 
 	/* the clock starts before the listing: every process listed is checked after it */
 	as->scanned_ms = agc_clock_mono_us() / 1000;
@@ -2733,7 +2815,7 @@ static void batch_scan(batch *b, size_t from)
 		qsort(as->seen.v, as->seen.n, sizeof(*as->seen.v), seen_cmp);
 		rc = note_agent_procs(b);
 	}
-	batch_scan_range(b, from, b->n, rc);
+	batch_scan_range(b, from, hi, rc);
 }
 
 /* Just before item k goes: re-check it (R5). (a) its registry read again (a session resumed
@@ -2754,7 +2836,7 @@ static bool batch_recheck(batch *b, size_t k)
 	 * (no adapter keeps it in the run's state), and no dir of artifacts probed again (the
 	 * removals of the run change those dirs, so a discovery of everything would list each
 	 * again for every id) */
-	if (discover_in(b->ctx, (size_t)it->agent, it->p.id, &fresh, DISCOVER_HOLDERS, NULL, 0, b->run[it->agent],
+	if (discover_in(b->ctx, (size_t)it->agent, it->p.id, &fresh, DISCOVER_HOLDERS, NULL, b->run[it->agent],
 			it->p.flags) < 0) {
 		agc_report_add_holder(it->r, 0, agc_error_last(), "process-table", NULL);
 		agc_plan_release(&fresh);
@@ -2830,10 +2912,11 @@ static bool batch_gate(batch *b, size_t k)
 	size_t i;
 	bool live = false;
 
-	/* (d) no process goes unchecked for longer than BATCH_RESCAN_MS: past that, a full
-	 * scan of every id still to go */
+	/* (d) no process goes unchecked for longer than BATCH_RESCAN_MS: past that, or past the
+	 * items the last scan looked at, a full scan of the next ids to go */
 	b->agent = (size_t)it->agent;
-	if (agc_clock_mono_us() / 1000 - b->as[b->agent].scanned_ms > BATCH_RESCAN_MS || it->unreadable)
+	if (agc_clock_mono_us() / 1000 - b->as[b->agent].scanned_ms > BATCH_RESCAN_MS || k >= b->as[b->agent].hi ||
+	    it->unreadable)
 		batch_scan(b, k);
 	if (it->unreadable) {
 		/* Not knowing who runs is treated as "in use" (R5). */
@@ -3174,7 +3257,7 @@ static int many(agc_ctx *ctx, const char *agent, const char *const *idv, size_t 
 	size_t removed = 0;
 
 	batch b;
-	struct { char **v; size_t n, cap; } going = {0};
+	going_ids going = {0};
 	size_t k, a;
 	int rc = 0;
 
@@ -3210,7 +3293,7 @@ static int many(agc_ctx *ctx, const char *agent, const char *const *idv, size_t 
 	for (k = 0; k < n; k++) {
 		bitem *it = &b.it[k];
 		char part_of[AGC_ID_MAX] = "";
-		int prc = prepare(ctx, agent, idv[k], m, flags, &it->r, &it->p, &it->agent, going.v, going.n, part_of,
+		int prc = prepare(ctx, agent, idv[k], m, flags, &it->r, &it->p, &it->agent, &going, part_of,
 				  b.run);
 		size_t j;
 
@@ -3244,17 +3327,15 @@ static int many(agc_ctx *ctx, const char *agent, const char *const *idv, size_t 
 			    strcmp(b.it[j].p.id, part_of) == 0)
 				it->alone = true;
 		if (it->ready) {
-			char **s = AGC_ARRAY_PUSH(&going, AGC_PLAN_MAX_ITEMS);
-
-			if (!s || !(*s = agc_strdup(it->r->id))) {
-				rc = agc_error_oom();
+			if (going_add(&going, it->r->id) < 0 || earlier_add(&b, k) < 0) {
+				rc = -1;
 				goto out;
 			}
 		}
 	}
 	if (g && g->discovered)
 		g->discovered(g->ud);
-	/* 2. One full scan per agent for every id (R5) */
+	/* 2. One full scan per agent, for its first ids (R5); the rest as their turn comes */
 	for (a = 0; agc_adapter_table[a]; a++) {
 		for (k = 0; k < n && !(b.it[k].ready && !b.it[k].alone && b.it[k].agent == (int)a); k++)
 			;
@@ -3345,9 +3426,8 @@ out:
 			agc_report_free(out[k]);
 			out[k] = NULL;
 		}
-	for (k = 0; k < going.n; k++)
-		free(going.v[k]);
-	free(going.v);
+	going_release(&going);
+	agc_hset_release(&b.earlier);
 	free(b.it);
 	for (a = 0; a < AGC_AGENTS_MAX; a++) {
 		free(b.as[a].seen.v);
@@ -3420,7 +3500,7 @@ int agc_keep_closure(agc_ctx *ctx, size_t agent, const char *const *ids, size_t 
 		if (!ids[i] || ad->id_canon(ids[i], canon) < 0)
 			continue;
 		/* the gate's discovery: the relations, without the shared files' lines */
-		if (discover_in(ctx, agent, canon, &p, DISCOVER_KEEP, NULL, 0, run, 0) < 0) {
+		if (discover_in(ctx, agent, canon, &p, DISCOVER_KEEP, NULL, run, 0) < 0) {
 			rc = -1;
 		} else if (p.refusals.n || p.notes.n) {
 			/* a store or dir that cannot be read may hold a relation: none is assumed */
@@ -3461,7 +3541,7 @@ int agc_plan_discover(agc_ctx *ctx, size_t agent, const char *id, void *run, agc
 	memset(p, 0, sizeof(*p));
 	if (agc_adapter_table[agent]->id_canon(id, canon) < 0)
 		return agc_error_set(-1, "'%s' is no %s id", id, agc_adapter_table[agent]->name);
-	if (discover_in(ctx, agent, canon, p, DISCOVER_ALL, NULL, 0, run, 0) < 0) {
+	if (discover_in(ctx, agent, canon, p, DISCOVER_ALL, NULL, run, 0) < 0) {
 		agc_plan_release(p);
 		return -1;
 	}

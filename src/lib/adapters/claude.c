@@ -18,6 +18,7 @@
 #include "../core.h"
 #include "../dirwatch.h"
 #include "../error.h"
+#include "../hset.h"
 #include "../jscan.h"
 #include "../json.h"
 #include "../proc.h"
@@ -1327,6 +1328,23 @@ static int each_window(const char *t, size_t n, size_t L, bool dash,
 	return 0;
 }
 
+static int in_set(const char *w, size_t L, void *ud)
+{
+	return agc_hset_has(ud, w, L);
+}
+
+/* Whether line names one of the ids going earlier in the run (agc_plan.going): its windows
+ * looked up in their set where every one is of hex digits and dashes and of one length, else
+ * each id looked for. */
+static bool names_going(const agc_plan *p, const char *line, size_t len)
+{
+	if (!p->n_going)
+		return false;
+	if (p->going_lc && p->going_hexlen)
+		return each_window(line, len, p->going_hexlen, true, in_set, (void *)p->going_lc) != 0;
+	return names_ids(line, len, p->going, p->n_going);
+}
+
 /* each_window for both id forms in one pass: windows of WIN_UUID characters of the runs of
  * hex characters and dashes, and of WIN_AGENT of the runs of hex characters alone. */
 static int each_id_window(const char *t, size_t n, int (*each)(const char *w, size_t L, void *ud), void *ud)
@@ -1630,7 +1648,7 @@ static int history_from_run(agc_plan *p, agc_lineset *ls, hist_state *h)
 			continue;
 		if (mine.n && bsearch(&refs.v[j], mine.v, mine.n, sizeof(*mine.v), size_cmp))
 			continue;
-		by_going = p->n_going && names_ids(s, l->len, p->going, p->n_going);
+		by_going = names_going(p, s, l->len);
 		for (i = 0; i < hashes.n; i++) {
 			if (!agc_mem_icase(s, l->len, hashes.v[i], strlen(hashes.v[i])))
 				continue;
@@ -1993,7 +2011,7 @@ static int discover_history(agc_plan *p, int cfg)
 				if (agc_mem_icase(s, len, hashes.v[i], strlen(hashes.v[i]))) {
 					/* kept for a line of a session purged earlier in the run: one at a
 					 * time, that line would be gone by now */
-					if (p->n_going && names_ids(s, len, p->going, p->n_going))
+					if (names_going(p, s, len))
 						p->batch_conflict = true;
 					free(hashes.v[i]);
 					hashes.v[i] = hashes.v[--hashes.n];
