@@ -424,8 +424,16 @@ rm -rf "$w" "$run/oc"
 
 # ---- 6: prune of every adapter's sessions --------------------------------------------------
 # A home of K root sessions of one agent (nothing else in it), copied; prune --older-than 0s
-# --settle 0s --yes of that agent timed once a round, the copy restored between (untimed).
+# --settle 0s --yes of that agent timed once a round, the copy restored between (untimed), side
+# by side with the floor: rm -rf of the same copy (every file of the home, a little more than
+# the prune removes). Once in the bench dir and once in memory (/dev/shm, a tmpfs, where it has
+# room): on a disk mounted with discard every unlink of a file with blocks waits for the device,
+# and both sides measure the disk more than themselves.
 declare -A pr_note pr_runs pr_left
+shm=
+if [[ -z $self_test ]] && df --output=fstype /dev/shm 2>/dev/null | grep -qx tmpfs; then
+	shm=/dev/shm/agentgc-bench-$$
+fi
 prune_agents=(claude opencode codex cursor)
 for a in "${prune_agents[@]}"; do
 	per=
@@ -445,30 +453,48 @@ for a in "${prune_agents[@]}"; do
 			fi
 		fi
 		d=${dir[pr-$a-$k]}
-		w=$run/prune
-		rm -rf "$w"
-		cp -a "$d" "$w"
-		cat >"$run/prune-restore" <<-EOF
-			#!/bin/sh
-			set -e
-			rm -rf '$w'
-			cp -a '$d' '$w'
-		EOF
-		chmod +x "$run/prune-restore"
-		use_home "$w"
 		n=$runs
 		((k < 10000)) || n=1
-		CMD=() PREP=()
-		CMD[prune]=$(q "$agc" -q prune --agent "$a" --older-than 0s --settle 0s --yes)
-		PREP[prune]=$(q "$run/prune-restore")
-		say "prune $a: $k sessions, $n rounds"
-		rounds "pr$a$k" "$n" 0 prune
+		for where in disk mem; do
+			w=$run/prune tag=pr$a$k
+			if [[ $where == mem ]]; then
+				[[ -n $shm ]] || continue
+				# room for the copy, and as much again to spare
+				if (($(du -sk "$d" | cut -f1) * 2 > $(df -k --output=avail /dev/shm | tail -n1))); then
+					continue
+				fi
+				w=$shm tag=pm$a$k
+			fi
+			rm -rf "$w"
+			cp -a "$d" "$w"
+			cat >"$run/prune-restore" <<-EOF
+				#!/bin/sh
+				set -e
+				rm -rf '$w'
+				cp -a '$d' '$w'
+				sync
+			EOF
+			chmod +x "$run/prune-restore"
+			use_home "$w"
+			CMD=() PREP=()
+			CMD[prune]=$(q "$agc" -q prune --agent "$a" --older-than 0s --settle 0s --yes)
+			CMD[rmrf]=$(q rm -rf "$w")
+			PREP[prune]=$(q "$run/prune-restore")
+			PREP[rmrf]=$(q "$run/prune-restore")
+			say "prune $a: $k sessions, $n rounds ($where)"
+			rounds "$tag" "$n" 0 prune rmrf
+			# what is left after a run: nothing of the agent's (checked on a copy pruned once
+			# more, as the last round was)
+			if [[ $where == disk ]]; then
+				"$run/prune-restore"
+				"$agc" -q prune --agent "$a" --older-than 0s --settle 0s --yes >/dev/null 2>&1 || true
+				pr_left[$a$k]=$("$agc" ls --agent "$a" --ids 2>/dev/null | wc -l)
+			fi
+			say "prune $a $k ($where): $(t3 "$(med "$tag" prune)"), rm -rf $(t3 "$(med "$tag" rmrf)")"
+			rm -rf "$w"
+		done
 		pr_runs[$a$k]=$n
-		# what is left after a run: nothing of the agent's (checked once, on the last round's copy)
-		pr_left[$a$k]=$("$agc" ls --agent "$a" --ids 2>/dev/null | wc -l)
 		per=$(awk -v m="$(first "$(med "pr$a$k" prune)")" -v k="$k" 'BEGIN { print m / 1000 / k }')
-		say "prune $a $k: $(t3 "$(med "pr$a$k" prune)")"
-		rm -rf "$w"
 	done
 done
 
@@ -633,19 +659,25 @@ nice_n() { sed ':a; s/\B[0-9]\{3\}\>/,&/; ta' <<<"$1"; }
 	echo "## 6. prune of every adapter's sessions"
 	echo
 	echo "\`agentgc -q prune --agent A --older-than 0s --settle 0s --yes\` on a copy of a home of K root"
-	echo "sessions of that agent alone (restored between rounds, not timed); one process scan and"
-	echo "one listing per run, every session discovered, gated and purged under purge's rules."
+	echo "sessions of that agent alone (restored and synced between rounds, not timed); one listing"
+	echo "per run, every session discovered, gated and purged under purge's rules. Floor: \`rm -rf\`"
+	echo "of the same copy, side by side (it removes every file of the home, a little more than the"
+	echo "prune). Once in the bench dir, once in memory (/dev/shm: tmpfs), where the file system's own"
+	echo "cost (a discard per freed extent on a disk mounted with \`discard\`) is not in either side."
 	echo
-	echo "| agent | sessions | rounds | time | sessions/s | target | | left after |"
-	echo "|---|---|---|---|---|---|---|---|"
+	echo "| agent | sessions | rounds | where | time | sessions/s | target | | rm -rf | prune / rm -rf | left after |"
+	echo "|---|---|---|---|---|---|---|---|---|---|---|"
 	for a in "${prune_agents[@]}"; do
 		for k in "${prune_series[@]}"; do
 			if [[ -n ${pr_note[$a$k]:-} ]]; then
-				echo "| $a | $(nice_n "$k") | 0 | ${pr_note[$a$k]} | | | | |"
+				echo "| $a | $(nice_n "$k") | 0 | | ${pr_note[$a$k]} | | | | | | |"
 				continue
 			fi
-			m=$(first "$(med "pr$a$k" prune)")
-			echo "| $a | $(nice_n "$k") | ${pr_runs[$a$k]} | $(t3 "$(med "pr$a$k" prune)") | $(rate "$m" "$k") | >= 5,000/s | $(at_least "$(rate "$m" "$k")" 5000) | ${pr_left[$a$k]} |"
+			for tag in "pr$a$k" "pm$a$k"; do
+				[[ -s $run/res/$tag ]] || continue
+				m=$(first "$(med "$tag" prune)")
+				echo "| $a | $(nice_n "$k") | ${pr_runs[$a$k]} | $([[ $tag == pr* ]] && echo disk || echo memory) | $(t3 "$(med "$tag" prune)") | $(rate "$m" "$k") | >= 5,000/s | $(at_least "$(rate "$m" "$k")" 5000) | $(t3 "$(med "$tag" rmrf)") | $(x3 "$(ratio "$tag" prune rmrf)") | ${pr_left[$a$k]:-} |"
+			done
 		done
 	done
 	echo

@@ -63,6 +63,9 @@ grep -Eq '^\| 50 \| [0-9]+ \| [0-9.]+ m?s \(' "$r" || fail "no scaling row for 5
 grep -Eq '^\| 5 \| 1 \| [0-9.]+ m?s \(.*\| 0 \|$' "$r" || fail "no bulk purge row of 5 ids, or it exited non-zero"
 grep -Eq '^\| 5, xargs -n1 \| 1 \| [0-9.]+ m?s \(' "$r" || fail "no xargs row"
 grep -q "the copy was checked equal to the pristine home afterwards" "$r" || fail "the purge copy was not restored"
+# shellcheck disable=SC2016 # backquotes as the report prints them
+grep -Eq '^\| claude \| 20 \| 1 \| disk \| [0-9.]+ m?s \(.*\| [0-9.]+ m?s \(.*\| [0-9.]+x \(.*\| 0 \|$' "$r" ||
+	fail "no prune row of 20 Claude sessions with its rm -rf floor and nothing left: $(grep -F '| claude | 20 |' "$r")"
 ok "every table and row, each target met or missed by a factor"
 
 [[ $(left) -eq 0 ]] || fail "$(left) sleeping processes left behind"
