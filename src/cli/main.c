@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -207,6 +208,23 @@ static int cmd_help(cli *c, int argc, char **argv)
 	return 0;
 }
 
+/* The soft limit on open files raised to the hard one (at most 65,536): a run of many ids
+ * keeps each plan's roots open until its turn, and past what the limit leaves the engine
+ * purges one id at a time. Nothing here uses select(2), whose sets stop at 1,024. */
+static void raise_nofile(void)
+{
+	struct rlimit rl;
+	rlim_t want;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return;
+	want = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > 65536 ? 65536 : rl.rlim_max;
+	if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < want) {
+		rl.rlim_cur = want;
+		(void)setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct stat so, se;
@@ -214,6 +232,7 @@ int main(int argc, char **argv)
 	const cli_cmd *cmd;
 	int rc;
 
+	raise_nofile();
 	/* stdout and stderr into the same file or pipe (2>&1): each line in the order it was
 	 * written, a hint after the line it is about, never inside it */
 	if (fstat(STDOUT_FILENO, &so) == 0 && fstat(STDERR_FILENO, &se) == 0 && so.st_dev == se.st_dev &&

@@ -8,6 +8,23 @@
 
 static _Thread_local char last[2048];
 static _Thread_local const char *last_static;
+static _Thread_local unsigned long shortages;
+
+bool agc_errno_short(int err)
+{
+	return err == EMFILE || err == ENFILE || err == ENOMEM;
+}
+
+void agc_short_note(int err)
+{
+	if (agc_errno_short(err))
+		shortages++;
+}
+
+unsigned long agc_short_count(void)
+{
+	return shortages;
+}
 
 const char *agc_error_last(void)
 {

@@ -2,6 +2,8 @@
 #ifndef AGC_ERROR_H
 #define AGC_ERROR_H
 
+#include <stdbool.h>
+
 #include "agentgc/agentgc.h"
 
 /* Set the per-thread message (printf format) and return code. */
@@ -15,5 +17,14 @@ int agc_error_oom(void);
 
 /* Forget the last message. */
 void agc_error_clear(void);
+
+/* Shortages of this process's own (descriptors, memory: EMFILE, ENFILE, ENOMEM) met by the
+ * calls that open what discovery and the gate look at. A discovery or a gate during which one
+ * was met saw an arbitrary part of what is there: it fails (R5, R6) rather than take the rest
+ * for absent. agc_short_note(err) counts err when it is one; agc_short_count() is the count of
+ * this thread so far, compared before and after. */
+bool agc_errno_short(int err);
+void agc_short_note(int err);
+unsigned long agc_short_count(void);
 
 #endif

@@ -195,6 +195,7 @@ static int open_file(int dirfd, const char *name, unsigned flags, const struct s
 	fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | (follow ? 0 : O_NOFOLLOW));
 	if (fd < 0) {
 		e = errno;
+		agc_short_note(e);
 		if (e == ENOENT) {
 			errno = e;
 			return AGC_ENOTFOUND;

@@ -18,9 +18,10 @@
 #include "core.h"
 #include "error.h"
 #include "report.h"
+#include "session.h"
 #include "state.h"
 
-#define PRUNE_BATCH 2048             /* ids per agc_purge_guarded run */
+#define PRUNE_BATCH 2048             /* ids per agc_purge_guarded run, at most (prune_batch) */
 #define PRUNE_STATE "prune-next"     /* the agent a budget-limited run stopped before */
 #define PRUNE_CANDIDATES_MAX ((size_t)1 << 24)
 
@@ -355,6 +356,17 @@ static int pick(const prune_run *P, const cand *c, char *const *kv, size_t kn)
 
 /* One agent: its listing, its candidates, their purges. Returns 0, 1 when the run stops here
  * (budget, or cb), -1 when memory ran out. */
+/* The ids of agent a per agc_purge_guarded run: PRUNE_BATCH, fewer when the limit on open files
+ * would not leave room for that many plans, each with the agent's roots open (past the room,
+ * the engine purges the rest one at a time, slowly but as safely). */
+static size_t prune_batch(agc_ctx *ctx, size_t a)
+{
+	const agc_rootset *rs = agc_ctx_roots(ctx, a);
+	size_t per = (rs ? rs->n : AGC_ROOTS_MAX) + 1, n = agc_fd_budget() / per;
+
+	return n < 1 ? 1 : n > PRUNE_BATCH ? PRUNE_BATCH : n;
+}
+
 static int prune_agent(prune_run *P, size_t a, size_t *left)
 {
 	const agc_prune_opts *o = P->o;
@@ -363,7 +375,7 @@ static int prune_agent(prune_run *P, size_t a, size_t *left)
 	char **kv = NULL, **ids = NULL;
 	/* the adapters' states, kept from one batch to the next (agc_guard.runs) */
 	void *runs[AGC_AGENTS_MAX] = {0};
-	size_t kn = 0, i, nids = 0;
+	size_t kn = 0, i, nids = 0, batch = prune_batch(P->ctx, a);
 	agc_report **out = NULL;
 	int rc = 0;
 
@@ -384,7 +396,7 @@ static int prune_agent(prune_run *P, size_t a, size_t *left)
 		return 0;
 	}
 	ids = calloc(l.n ? l.n : 1, sizeof(*ids));
-	out = calloc(PRUNE_BATCH, sizeof(*out));
+	out = calloc(batch, sizeof(*out));
 	if (!ids || !out) {
 		rc = agc_error_oom();
 		goto done;
@@ -415,7 +427,7 @@ static int prune_agent(prune_run *P, size_t a, size_t *left)
 			.ud = P,
 			.runs = runs,
 		};
-		size_t m = nids - i < PRUNE_BATCH ? nids - i : PRUNE_BATCH, done = 0, k;
+		size_t m = nids - i < batch ? nids - i : batch, done = 0, k;
 
 		/* between batches as after each removal: once the agent removed one */
 		if (P->stop_cb || (P->agent_removed && guard_stop(P))) {

@@ -132,6 +132,7 @@ static int discover_in(agc_ctx *ctx, size_t agent, const char *canon, agc_plan *
 		       const going_ids *going, void *run, unsigned flags)
 {
 	const agc_rootset *rs = agc_ctx_roots(ctx, agent);
+	unsigned long short0 = agc_short_count();
 	size_t i;
 
 	agc_plan_init(p, agc_adapter_table[agent], ctx, rs, canon);
@@ -167,6 +168,11 @@ static int discover_in(agc_ctx *ctx, size_t agent, const char *canon, agc_plan *
 			agc_plan_rootfd(p, i);
 	if (agc_adapter_table[agent]->discover(p) < 0)
 		return -1;
+	/* what a shortage of descriptors or memory hid may be the very file a live process
+	 * holds: nothing of the session is taken for absent, and nothing of it is touched */
+	if (agc_short_count() != short0)
+		return agc_error_set(-1, "ran out of open files or memory while looking for the session's files "
+				     "(nothing of it was changed; raise 'ulimit -n' and run again)");
 	if (m == DISCOVER_ALL || m == DISCOVER_PURGE)
 		wal_residue(p);
 	return 0;
@@ -244,6 +250,7 @@ typedef struct gate_files {
 	const char *label;
 	size_t visited;
 	bool full;
+	bool short_;    /* a shortage of descriptors or memory hid some of them (agc_short_note) */
 } gate_files;
 
 static void gate_add(gate_files *g, dev_t dev, ino_t ino, const char *label)
@@ -285,6 +292,7 @@ static void gate_visit(const struct stat *st, void *ud)
 static void gate_collect(agc_plan *p, gate_files *g0)
 {
 	gate_files g = *g0;
+	unsigned long short0 = agc_short_count();
 	size_t i;
 
 	for (i = 0; i < p->arts.n; i++) {
@@ -322,8 +330,13 @@ static void gate_collect(agc_plan *p, gate_files *g0)
 	 * session in it. */
 	for (i = 0; i < p->watch.n; i++)
 		gate_add(&g, p->watch.v[i].dev, p->watch.v[i].ino, p->watch.v[i].label);
+	if (agc_short_count() != short0)
+		g.short_ = true;
 	*g0 = g;
 }
+
+#define GATE_SHORT "ran out of open files or memory while listing the session's files to check for holders"
+
 
 /* The holder a report gets for a path the scan matched (file index f of g), or what. */
 static void add_scan_holder(agc_plan *p, agc_report *r, const gate_files *g, const agc_holder *h)
@@ -549,8 +562,8 @@ static bool gate(agc_plan *p, agc_report *r)
 				      agc_why_name(p->holders.v[i].why), p->holders.v[i].what);
 	gate_locks(p, r);
 	gate_collect(p, &g);
-	if (g.full) {
-		agc_error_set(-1, "too many files to check for holders");
+	if (g.full || g.short_) {
+		agc_error_set(-1, g.full ? "too many files to check for holders" : GATE_SHORT);
 		goto unreadable;
 	}
 	memset(&q, 0, sizeof(q));
@@ -2652,6 +2665,10 @@ static int batch_query(batch *b, size_t from, size_t to, size_t only_item, const
 			*e = k;
 		}
 		gate_collect(&it->p, &g);
+		if (g.short_) {
+			agc_error_set(-1, GATE_SHORT);
+			goto out;
+		}
 		if (g.full) {
 			if (full)
 				*full = true;
@@ -3258,7 +3275,8 @@ static int many(agc_ctx *ctx, const char *agent, const char *const *idv, size_t 
 
 	batch b;
 	going_ids going = {0};
-	size_t k, a;
+	size_t k, a, fds = 0, fd_budget = agc_fd_budget();
+	bool over = false;
 	int rc = 0;
 
 	memset(&b, 0, sizeof(b));
@@ -3314,6 +3332,18 @@ static int many(agc_ctx *ctx, const char *agent, const char *const *idv, size_t 
 				}
 			}
 		}
+		/* the plans wait for their turn with their roots open: past what the limit on open
+		 * files leaves for them, this id and every later one are purged on their own at their
+		 * turn, from scratch, as if each touched an earlier one (a discovery short of
+		 * descriptors fails: R6) */
+		if (it->ready && (over || fds + agc_plan_fds(&it->p) > fd_budget)) {
+			agc_plan_release(&it->p);
+			it->ready = false;
+			it->alone = over = true;
+			continue;
+		}
+		if (it->ready)
+			fds += agc_plan_fds(&it->p);
 		if (it->ready && touches_earlier(&b, k))
 			it->alone = true;
 		/* an artifact deferred to the end of the stretch (AGC_ART_DEFERRED) needs a stretch:

@@ -216,6 +216,7 @@ static int open_checked(int dfd, const char *name, const struct stat *st, char *
 	int fd = openat(dfd, name, SCAN_OPEN_FLAGS);
 
 	if (fd < 0) {
+		agc_short_note(errno);
 		*why = errno == ELOOP || errno == ENOTDIR || errno == EMLINK ? 'c' : 'e';
 		return -1;
 	}
@@ -311,6 +312,7 @@ static void sc_dir(sc_walk *w, int dfd, unsigned depth)
 	char *buf = w->bufs[depth];
 
 	if (!buf && !(buf = w->bufs[depth] = malloc(SCAN_BUF_BYTES))) {
+		agc_short_note(ENOMEM);
 		w->complete = false;
 		close(dfd);
 		return;
@@ -319,8 +321,10 @@ static void sc_dir(sc_walk *w, int dfd, unsigned depth)
 		long n = syscall(SYS_getdents64, dfd, buf, SCAN_BUF_BYTES);
 		long off;
 
-		if (n < 0)
+		if (n < 0) {
+			agc_short_note(errno);
 			w->complete = false;
+		}
 		if (n <= 0)
 			break; /* the end, or a dir that cannot be read: left out of the estimate */
 		for (off = 0; off < n && !w->stop;) {
@@ -341,6 +345,7 @@ static void sc_dir(sc_walk *w, int dfd, unsigned depth)
 	struct dirent *de;
 
 	if (!d) {
+		agc_short_note(errno);
 		w->complete = false;
 		close(dfd);
 		return;

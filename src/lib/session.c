@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -124,11 +125,14 @@ DIR *agc_dir_at(int rootfd, const char *rel)
 	DIR *d;
 	int e;
 
-	if (fd < 0)
+	if (fd < 0) {
+		agc_short_note(errno);
 		return NULL;
+	}
 	d = fdopendir(fd);
 	if (!d) {
 		e = errno;
+		agc_short_note(e);
 		close(fd);
 		errno = e;
 	}
@@ -145,9 +149,35 @@ static char *unreadable_reason(int err)
 }
 
 /* Note a dir of the plan's root that could not be read (errno err), errno kept. */
+size_t agc_plan_fds(const agc_plan *p)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < AGC_ROOTS_MAX; i++)
+		n += p->rootfd[i] >= 0;
+	for (i = 0; i < p->locks.n; i++)
+		n += (p->locks.v[i].fd >= 0) + (p->locks.v[i].dfd >= 0);
+	return n;
+}
+
+size_t agc_fd_budget(void)
+{
+	struct rlimit rl;
+	rlim_t soft;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY)
+		return 4096;
+	soft = rl.rlim_cur;
+	/* a quarter, and at most 256, for the rest: walks hold one per level, each database
+	 * three (the file, its -wal and -shm), the process scan a few */
+	return (size_t)(soft > 1024 ? soft - 256 : soft * 3 / 4);
+}
+
 static void note_unreadable_dir(agc_plan *p, size_t root, const char *rel, int err)
 {
 	char *why = unreadable_reason(err);
+
+	agc_short_note(err);
 
 	agc_plan_add_note(p, root, rel, why ? why : "error: cannot read dir");
 	free(why);
@@ -182,6 +212,8 @@ int agc_plan_rootfd(agc_plan *p, size_t root)
 		agc_root *r = &p->local.v[root];
 
 		p->rootfd[root] = r->exists && r->real ? agc_walk_open_root(r->real) : -1;
+		if (p->rootfd[root] < 0 && r->exists && r->real)
+			agc_short_note(errno);
 		if (p->rootfd[root] < 0 && r->exists && !r->err)
 			r->err = !r->real ? EACCES : errno == ENOENT ? 0 : errno;
 		if (r->exists && r->err) {
@@ -288,6 +320,7 @@ int agc_plan_add_art(agc_plan *p, size_t root, const char *rel, const char *sess
 	if (fstatat(rootfd, rel, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 		if (errno == ENOENT || errno == ENOTDIR)
 			return 0;
+		agc_short_note(errno);
 		return agc_plan_add_note(p, root, rel,
 					 errno == EACCES || errno == EPERM ? "permission" : "error: cannot inspect") < 0
 			       ? -1
@@ -316,6 +349,8 @@ int agc_plan_add_art(agc_plan *p, size_t root, const char *rel, const char *sess
 	a->bytes = S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
 	a->disk = (uint64_t)st.st_blocks * 512;
 	ws = agc_walk_parent(rootfd, rel, &dfd, &leaf, &err);
+	if (ws == AGC_WALK_ERROR)
+		agc_short_note(err);
 	/* Only a link (or a non-dir) on the way means it was seen through a link; a dir we may
 	 * not open is an ordinary artifact whose removal will say why it failed. */
 	if (ws == AGC_WALK_SYMLINK || ws == AGC_WALK_NOTDIR) {

@@ -15,6 +15,13 @@ int agc_plan_rootfd(agc_plan *p, size_t root);
 /* The errno of a root that exists but cannot be opened or read, else 0. */
 int agc_plan_root_err(agc_plan *p, size_t root);
 
+/* The descriptors plan p holds open (its roots, its locks' dirs and files). */
+size_t agc_plan_fds(const agc_plan *p);
+
+/* How many descriptors a run of many ids may keep open in its plans: the soft limit on open
+ * files less what discovery, the gate and the databases need beside them. */
+size_t agc_fd_budget(void);
+
 /* Enumerate rel beneath rootfd for discovery (read-only; links on the way are looked
  * through). NULL with errno set when it cannot be opened. */
 DIR *agc_dir_at(int rootfd, const char *rel);

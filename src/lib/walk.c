@@ -151,7 +151,10 @@ static agc_walk_status walk(int rootfd, const char *rel, bool with_leaf, int *di
 		/* R2: one component at a time, never through a link, only into a directory. */
 		next = openat(cur, comp, WALK_OPEN_FLAGS);
 		if (next < 0) {
-			agc_walk_status st = classify(cur, comp, errno, err);
+			agc_walk_status st;
+
+			agc_short_note(errno);
+			st = classify(cur, comp, errno, err);
 
 			if (cur != rootfd)
 				close(cur);

@@ -11,8 +11,12 @@
  * appends the call's name and its argument to it, so a test can tell when N is past the last
  * step.
  *
+ * By open: when AGC_FAULT_OPENAT names a file, openat(2) fails for every pathname whose
+ * basename is that name (with AGC_FAULT_ERRNO=EMFILE, as when the process is out of
+ * descriptors).
+ *
  * Failed system calls set the errno named by AGC_FAULT_ERRNO: EACCES (the default), EPERM,
- * EBUSY or EIO. Everything else goes to the real functions.
+ * EBUSY, EIO or EMFILE. Everything else goes to the real functions.
  *
  * By dir: when AGC_FAULT_READDIR names a dir, reading the listing of every dir of that
  * basename fails (readdir returns NULL with errno EIO), as a damaged dir or a network file
@@ -32,6 +36,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,6 +60,8 @@ static int fault_errno(void)
 		return EBUSY;
 	if (e && strcmp(e, "EIO") == 0)
 		return EIO;
+	if (e && strcmp(e, "EMFILE") == 0)
+		return EMFILE;
 	return EACCES;
 }
 
@@ -274,4 +281,53 @@ int clock_gettime(clockid_t id, struct timespec *ts)
 		*ts = first;
 	}
 	return rc;
+}
+
+typedef int (*openat_fn)(int, const char *, int, ...);
+
+static int open_fails(const char *pathname)
+{
+	const char *name = getenv("AGC_FAULT_OPENAT"), *base;
+
+	if (!name || !*name || !pathname)
+		return 0;
+	base = strrchr(pathname, '/');
+	base = base ? base + 1 : pathname;
+	return strcmp(base, name) == 0;
+}
+
+static int shim_openat(const char *fname, void **slot, int dirfd, const char *pathname, int flags, mode_t mode)
+{
+	openat_fn fn;
+
+	if (open_fails(pathname)) {
+		errno = fault_errno();
+		return -1;
+	}
+	fn = (openat_fn)real(slot, fname);
+	if (!fn) {
+		errno = ENOSYS;
+		return -1;
+	}
+	return fn(dirfd, pathname, flags, mode);
+}
+
+int openat(int dirfd, const char *pathname, int flags, ...)
+{
+	static void *slot;
+	mode_t mode = 0;
+
+	if (flags & (O_CREAT | O_TMPFILE)) {
+		va_list ap;
+
+		va_start(ap, flags);
+		mode = (mode_t)va_arg(ap, int);
+		va_end(ap);
+	}
+	/* with _FILE_OFFSET_BITS=64 (as agentgc is built) the header makes this openat64 */
+#ifdef __USE_FILE_OFFSET64
+	return shim_openat("openat64", &slot, dirfd, pathname, flags, mode);
+#else
+	return shim_openat("openat", &slot, dirfd, pathname, flags, mode);
+#endif
 }
