@@ -209,6 +209,14 @@ spawn() {
 	echo "$LAST_PID" >>"$PIDS_FILE"
 }
 
+# A process that runs in DIR with argv[0] NAME: bash changes dir, then becomes sleep.
+spawn_in_dir() {
+	local dir=$1 name=$2
+	spawn bash -c 'cd "$1" && exec -a "$2" sleep 300' _ "$dir" "$name"
+	wait_exec "$LAST_PID" "$name 300"
+	wait_cwd "$LAST_PID" "$dir"
+}
+
 # A process holding FILE open for reading (fd 3).
 spawn_holding() {
 	local file=$1

@@ -81,3 +81,21 @@ arts() {
 	done
 	[[ $(agc ls --agent claude --json | jq -r .id) == "$id" ]]
 }
+
+@test "R5: a shortage at any one open of projects/ never leaves a live Claude session (cwd rule) free to go" {
+	CWD=$(mk_project proj)
+	S=$(new_uuid)
+	mk_full_session "$S" "$CWD"
+	mk_transcript "$S" "$CWD" "recent work" $((NOW - 60))
+	spawn_in_dir "$CWD" claude
+	snap before
+	run -4 --separate-stderr agc --json purge claude "$S"
+	local n
+	for n in $(seq 1 12); do
+		AGC_FAULT_OPENAT=projects AGC_FAULT_OPENAT_NTH=$n AGC_FAULT_ERRNO=EMFILE run --separate-stderr \
+			agc_faulty --json purge claude "$S"
+		# in use, or an error; never purged
+		[[ $status -eq 4 || $status -eq 1 ]] || { echo "open $n of projects/ failed: exit $status: $output" >&2; return 1; }
+		assert_tree_unchanged before
+	done
+}

@@ -28,14 +28,6 @@ no_fd_on() {
 	done
 }
 
-# A process that runs in DIR with argv[0] NAME: bash changes dir, then becomes sleep.
-spawn_in_dir() {
-	local dir=$1 name=$2
-	spawn bash -c 'cd "$1" && exec -a "$2" sleep 300' _ "$dir" "$name"
-	wait_exec "$LAST_PID" "$name 300"
-	wait_cwd "$LAST_PID" "$dir"
-}
-
 @test "R5: a transcript mapped by a process that closed its fd holds the session, why open-file" {
 	need_python
 	mk_full_session "$S" "$CWD"

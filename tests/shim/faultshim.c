@@ -13,7 +13,8 @@
  *
  * By open: when AGC_FAULT_OPENAT names a file, openat(2) fails for every pathname whose
  * basename is that name (with AGC_FAULT_ERRNO=EMFILE, as when the process is out of
- * descriptors).
+ * descriptors); with AGC_FAULT_OPENAT_NTH=N, only the Nth open of that basename fails (a
+ * shortage that passes).
  *
  * Failed system calls set the errno named by AGC_FAULT_ERRNO: EACCES (the default), EPERM,
  * EBUSY, EIO or EMFILE. Everything else goes to the real functions.
@@ -287,13 +288,16 @@ typedef int (*openat_fn)(int, const char *, int, ...);
 
 static int open_fails(const char *pathname)
 {
-	const char *name = getenv("AGC_FAULT_OPENAT"), *base;
+	static long seen;
+	const char *name = getenv("AGC_FAULT_OPENAT"), *nth = getenv("AGC_FAULT_OPENAT_NTH"), *base;
 
 	if (!name || !*name || !pathname)
 		return 0;
 	base = strrchr(pathname, '/');
 	base = base ? base + 1 : pathname;
-	return strcmp(base, name) == 0;
+	if (strcmp(base, name) != 0)
+		return 0;
+	return !nth || !*nth || ++seen == atol(nth);
 }
 
 static int shim_openat(const char *fname, void **slot, int dirfd, const char *pathname, int flags, mode_t mode)

@@ -2131,6 +2131,7 @@ static bool find_subagent(int cfg, const char *rel, const char *name, int depth,
 	if (depth > 8 || agc_walk_open_dir(cfg, rel, &fd, &err) != AGC_WALK_OK)
 		return false;
 	if (!(d = fdopendir(fd))) {
+		agc_short_note(errno);
 		close(fd);
 		return false;
 	}
@@ -2416,20 +2417,18 @@ static int discover_projects(agc_plan *p, int cfg, const char *id)
 			has = true;
 			if (!p->meta.project) {
 				head h;
-				int pfd = openat(cfg, "projects", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+				char tname[600];
 
-				if (pfd >= 0) {
-					char tname[600];
-
-					snprintf(tname, sizeof(tname), "%s/%s.jsonl", name, id);
-					read_head(pfd, tname, NULL, true, &h);
-					close(pfd);
-					p->meta.project = h.cwd;
-					p->meta.title = h.title;
-					p->meta.created_ms = h.created_ms;
-					h.cwd = h.title = NULL;
-					head_release(&h);
-				}
+				/* from the projects/ open as d: no open that could fail (a shortage of
+				 * descriptors) and leave the project unknown, which would leave the gate
+				 * without its rule for a Claude process working there (R5) */
+				snprintf(tname, sizeof(tname), "%s/%s.jsonl", name, id);
+				read_head(dirfd(d), tname, NULL, true, &h);
+				p->meta.project = h.cwd;
+				p->meta.title = h.title;
+				p->meta.created_ms = h.created_ms;
+				h.cwd = h.title = NULL;
+				head_release(&h);
 			}
 		}
 		snprintf(rel, sizeof(rel), "projects/%s/%s", name, id);

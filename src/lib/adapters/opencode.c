@@ -719,8 +719,10 @@ static int each_legacy_session(int datafd, bool parse, bool nofollow,
 		int fd, err;
 
 		if (agc_walk_open_dir(datafd, "storage/session", &fd, &err) == AGC_WALK_OK &&
-		    !(d = fdopendir(fd)))
+		    !(d = fdopendir(fd))) {
+			agc_short_note(errno);
 			close(fd);
+		}
 	} else {
 		d = agc_dir_at(datafd, "storage/session");
 	}
@@ -735,8 +737,12 @@ static int each_legacy_session(int datafd, bool parse, bool nofollow,
 		if (e->d_name[0] == '.' || !agc_id_path_safe(e->d_name))
 			continue;
 		pfd = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | (nofollow ? O_NOFOLLOW : 0));
-		if (pfd >= 0 && !(pd = fdopendir(pfd)))
+		if (pfd < 0)
+			agc_short_note(errno);
+		if (pfd >= 0 && !(pd = fdopendir(pfd))) {
+			agc_short_note(errno);
 			close(pfd);
+		}
 		while (rc == 0 && pd && (f = readdir(pd)) && pseen++ < OC_DIR_MAX) {
 			json_t *j = NULL;
 
