@@ -3336,14 +3336,16 @@ static int many(agc_ctx *ctx, const char *agent, const char *const *idv, size_t 
 		 * files leaves for them, this id and every later one are purged on their own at their
 		 * turn, from scratch, as if each touched an earlier one (a discovery short of
 		 * descriptors fails: R6) */
-		if (it->ready && (over || fds + agc_plan_fds(&it->p) > fd_budget)) {
+		if (it->ready) {
+			fds += agc_plan_fds(&it->p);
+			over |= fds > fd_budget;
+		}
+		if (it->ready && over) {
 			agc_plan_release(&it->p);
 			it->ready = false;
-			it->alone = over = true;
+			it->alone = true;
 			continue;
 		}
-		if (it->ready)
-			fds += agc_plan_fds(&it->p);
 		if (it->ready && touches_earlier(&b, k))
 			it->alone = true;
 		/* an artifact deferred to the end of the stretch (AGC_ART_DEFERRED) needs a stretch:

@@ -300,25 +300,10 @@ static int open_fails(const char *pathname)
 	return !nth || !*nth || ++seen == atol(nth);
 }
 
-static int shim_openat(const char *fname, void **slot, int dirfd, const char *pathname, int flags, mode_t mode)
-{
-	openat_fn fn;
-
-	if (open_fails(pathname)) {
-		errno = fault_errno();
-		return -1;
-	}
-	fn = (openat_fn)real(slot, fname);
-	if (!fn) {
-		errno = ENOSYS;
-		return -1;
-	}
-	return fn(dirfd, pathname, flags, mode);
-}
-
 int openat(int dirfd, const char *pathname, int flags, ...)
 {
 	static void *slot;
+	openat_fn fn;
 	mode_t mode = 0;
 
 	if (flags & (O_CREAT | O_TMPFILE)) {
@@ -328,10 +313,19 @@ int openat(int dirfd, const char *pathname, int flags, ...)
 		mode = (mode_t)va_arg(ap, int);
 		va_end(ap);
 	}
+	if (open_fails(pathname)) {
+		errno = fault_errno();
+		return -1;
+	}
 	/* with _FILE_OFFSET_BITS=64 (as agentgc is built) the header makes this openat64 */
 #ifdef __USE_FILE_OFFSET64
-	return shim_openat("openat64", &slot, dirfd, pathname, flags, mode);
+	fn = (openat_fn)real(&slot, "openat64");
 #else
-	return shim_openat("openat", &slot, dirfd, pathname, flags, mode);
+	fn = (openat_fn)real(&slot, "openat");
 #endif
+	if (!fn) {
+		errno = ENOSYS;
+		return -1;
+	}
+	return fn(dirfd, pathname, flags, mode);
 }
