@@ -924,7 +924,7 @@ int agc_holders_scan(const agc_gate_query *q, agc_holders *out)
 	sc.procroot = q->procroot ? q->procroot : "/proc";
 	sc.rootfd = open(sc.procroot, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	sc.out = out;
-	sc.self = getpid();
+	sc.self = agc_proc_self(sc.procroot);
 
 	if (agc_proc_self_and_ancestors(sc.procroot, &sc.skip, &sc.n_skip) < 0)
 		goto done;
@@ -1154,7 +1154,7 @@ int agc_snap_take(const agc_snap_opts *o, agc_snap **out)
 	sc.q = &none;
 	sc.procroot = o->procroot ? o->procroot : "/proc";
 	sc.rootfd = open(sc.procroot, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	sc.self = getpid();
+	sc.self = agc_proc_self(sc.procroot);
 	sc.snap = &t;
 	if (agc_proc_self_and_ancestors(sc.procroot, &sc.skip, &sc.n_skip) < 0)
 		goto done;

@@ -12,10 +12,12 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <sys/types.h>
 #include <unistd.h>
+#include <linux/magic.h>
 
 #include "error.h"
 #include "ids.h"
@@ -185,6 +187,67 @@ static int read_small(const char *path, char *buf, size_t size, size_t *len)
 	close(fd);
 	buf[got] = '\0';
 	*len = got;
+	return 0;
+}
+
+/* Whether path is the root of a procfs mount. */
+static bool is_procfs(const char *path)
+{
+	struct statfs sf;
+	int fd = open_ro(path, O_DIRECTORY), rc;
+
+	if (fd < 0)
+		return false;
+	rc = fstatfs(fd, &sf);
+	close(fd);
+	return rc == 0 && sf.f_type == PROC_SUPER_MAGIC;
+}
+
+bool agc_proc_own_ns(const char *procroot)
+{
+	char path[PATH_MAX], buf[PROC_STATUS_MAX];
+	const char *ns;
+	size_t len, fields = 0;
+
+	if (!is_procfs(procroot))
+		return false;
+	if (snprintf(path, sizeof(path), "%s/self/status", procroot) >= (int)sizeof(path) ||
+	    read_small(path, buf, sizeof(buf), &len) != 0)
+		return false;
+	ns = strstr(buf, "\nNSpid:");
+	if (!ns)
+		return false;
+	for (ns += strlen("\nNSpid:"); *ns && *ns != '\n';) {
+		while (*ns == ' ' || *ns == '\t')
+			ns++;
+		if (*ns < '0' || *ns > '9')
+			break;
+		fields++;
+		while (*ns >= '0' && *ns <= '9')
+			ns++;
+	}
+	return fields == 1;
+}
+
+int agc_proc_last_pid(const char *procroot, long *out)
+{
+	char path[PATH_MAX], buf[256], *sp, *end;
+	size_t len;
+	long v;
+
+	if (snprintf(path, sizeof(path), "%s/loadavg", procroot) >= (int)sizeof(path) ||
+	    read_small(path, buf, sizeof(buf), &len) != 0)
+		return -1;
+	while (len && (buf[len - 1] == '\n' || buf[len - 1] == ' '))
+		buf[--len] = '\0';
+	sp = strrchr(buf, ' ');
+	if (!sp || !sp[1])
+		return -1;
+	errno = 0;
+	v = strtol(sp + 1, &end, 10);
+	if (errno || *end || v < 0)
+		return -1;
+	*out = v;
 	return 0;
 }
 
@@ -413,6 +476,21 @@ static pid_t name_pid(const char *s)
 			return 0;
 	}
 	return (pid_t)v;
+}
+
+pid_t agc_proc_self(const char *procroot)
+{
+	char path[PATH_MAX], buf[32];
+	ssize_t n;
+
+	if (snprintf(path, sizeof(path), "%s/self", procroot) < (int)sizeof(path) &&
+	    (n = readlink(path, buf, sizeof(buf) - 1)) > 0) {
+		buf[n] = '\0';
+		return name_pid(buf);
+	}
+	/* a tree that is no procfs (made up for a test) speaks of this system's pids; a procfs
+	 * without a self lists a namespace this process is not in */
+	return is_procfs(procroot) ? 0 : getpid();
 }
 
 typedef struct each_stat {
@@ -1036,13 +1114,17 @@ int agc_proc_boot_ms(const char *procroot, int64_t *out)
 
 int agc_proc_self_and_ancestors(const char *procroot, pid_t **out, size_t *n)
 {
-	pid_t *v, pid = getpid();
+	pid_t *v, pid = agc_proc_self(procroot);
 	size_t len = 0, cap = 16;
 	agc_proc p;
 
 	v = malloc(cap * sizeof(*v));
 	if (!v)
 		return agc_error_oom();
+	*out = v;
+	*n = 0;
+	if (!pid)
+		return 0;  /* not in the table: none of its processes is this one or its parent */
 	v[len++] = pid;
 	/* Up the parent chain until pid 1, a parent we cannot read, or a bound that also stops
 	 * a loop in a made-up tree. */

@@ -118,12 +118,17 @@ agc() {
 }
 
 # agentgc with the fault shim preloaded; the caller sets AGC_FAULT_UNLINKAT (and _ERRNO).
-agc_faulty() {
-	local preload=$AGC_FAULTSHIM
+# The LD_PRELOAD that loads the fault shim (after ASan's runtime in a sanitized build).
+faulty_preload() {
 	if [[ ${AGC_SANITIZE:-} == ON ]]; then
-		preload="$(gcc -print-file-name=libasan.so):$AGC_FAULTSHIM"
+		echo "$(gcc -print-file-name=libasan.so):$AGC_FAULTSHIM"
+	else
+		echo "$AGC_FAULTSHIM"
 	fi
-	LD_PRELOAD=$preload "$AGENTGC" "$@"
+}
+
+agc_faulty() {
+	LD_PRELOAD=$(faulty_preload) "$AGENTGC" "$@"
 }
 
 # Fail unless the jq filter (the last argument; jq options such as --arg may come before it)

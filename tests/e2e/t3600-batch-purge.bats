@@ -73,3 +73,47 @@ outcome() {
 		(.[1].holders | map(.why) | index("open-file")) != null and .[2].status == "purged"'
 	assert_exists "$f"
 }
+
+@test "R5: a holder started after the scan of an id that shares nothing with the ids before it is caught by its re-check" {
+	local k f
+	k=$(pkey "$CWD")
+	f=$C/projects/$k/$Q.jsonl
+	# A and Q share no file, so Q goes in A's stretch, on the scan made before A went; the
+	# still clock keeps the run from scanning again by time: only Q's re-check can see it
+	AGC_MONO_STILL=1 AGC_HOOK_UNLINKAT="$A.jsonl" AGC_HOOK_CMD="exec 3<'$f'; sleep 1000 <&3 >/dev/null 2>&1 3<&- & echo \$! >'$BATS_TEST_TMPDIR/hooked'" \
+		run -4 --separate-stderr agc_faulty --json purge claude "$A" "$Q" "$P"
+	cat "$BATS_TEST_TMPDIR/hooked" >>"$PIDS_FILE"
+	[[ -s $BATS_TEST_TMPDIR/hooked ]]
+	json_ok --argjson pid "$(cat "$BATS_TEST_TMPDIR/hooked")" \
+		'.[0].status == "purged" and .[1].status == "in-use" and
+		any(.[1].holders[]; .pid == $pid and .why == "open-file") and .[2].status == "purged"'
+	assert_exists "$f"
+	assert_exists "$C/projects/$k/$Q"
+}
+
+@test "R5: a run in a pid namespace below its /proc's re-lists the processes for each re-check (the last pid it could read is its own namespace's)" {
+	command -v unshare >/dev/null || skip "unshare is not installed"
+	unshare -pf true 2>/dev/null || skip "no new pid namespace can be made here (not root)"
+	local k f go done
+	k=$(pkey "$CWD")
+	f=$C/projects/$k/$Q.jsonl
+	go=$BATS_TEST_TMPDIR/go done=$BATS_TEST_TMPDIR/done
+	mkfifo "$go" "$done"
+	# outside the run's namespace: when A's transcript goes, a holder of Q's starts; the hook
+	# creates no process, so nothing moves the run's own namespace's last pid
+	(
+		exec 4<>"$go"
+		read -r -t 60 _ <&4 || exit 0
+		exec 3<"$f"
+		sleep 1000 <&3 >/dev/null 2>&1 3<&- &
+		echo $! >"$BATS_TEST_TMPDIR/hooked"
+		echo done >"$done"
+	) 3<&- &
+	AGC_MONO_STILL=1 AGC_HOOK_UNLINKAT="$A.jsonl" AGC_HOOK_GO="$go" AGC_HOOK_DONE="$done" \
+		run -4 --separate-stderr unshare -pf env LD_PRELOAD="$(faulty_preload)" "$AGENTGC" --json purge claude "$A" "$Q" "$P"
+	cat "$BATS_TEST_TMPDIR/hooked" >>"$PIDS_FILE"
+	json_ok --argjson pid "$(cat "$BATS_TEST_TMPDIR/hooked")" \
+		'.[0].status == "purged" and .[1].status == "in-use" and
+		any(.[1].holders[]; .pid == $pid and .why == "open-file") and .[2].status == "purged"'
+	assert_exists "$f"
+}

@@ -25,7 +25,10 @@
  *
  * A hook: when AGC_HOOK_UNLINKAT names a file, the first unlinkat of that basename that
  * succeeds runs the shell command AGC_HOOK_CMD (without the shim), so a test can start a
- * process in the middle of a run (after agentgc's process scan).
+ * process in the middle of a run (after agentgc's process scan). With AGC_HOOK_GO and
+ * AGC_HOOK_DONE (two FIFOs) instead of a command, the hook creates no process: it writes a
+ * line to the first and waits for one on the second, so that a process outside the run's pid
+ * namespace can act in between.
  *
  * A still clock: when AGC_MONO_STILL is set, clock_gettime(CLOCK_MONOTONIC) gives the time of
  * its first call every time, so that nothing a run does by elapsed time (a rescan of the
@@ -139,6 +142,23 @@ static void *real(void **slot, const char *name)
 	return fn;
 }
 
+/* The hook without a process: a line to go, then a line awaited from done. */
+static void hook_fifos(const char *go, const char *done)
+{
+	char line[64];
+	int fd = open(go, O_WRONLY | O_CLOEXEC);
+
+	if (fd < 0 || write(fd, "go\n", 3) != 3)
+		fprintf(stderr, "faultshim: the hook cannot write '%s'\n", go);
+	if (fd >= 0)
+		close(fd);
+	fd = done ? open(done, O_RDONLY | O_CLOEXEC) : -1;
+	if (fd < 0 || read(fd, line, sizeof(line)) <= 0)
+		fprintf(stderr, "faultshim: the hook cannot read '%s'\n", done ? done : "");
+	if (fd >= 0)
+		close(fd);
+}
+
 int unlinkat(int dirfd, const char *pathname, int flags)
 {
 	static void *slot;
@@ -156,15 +176,20 @@ int unlinkat(int dirfd, const char *pathname, int flags)
 	{
 		static int hooked;
 		const char *hook = getenv("AGC_HOOK_UNLINKAT"), *cmd = getenv("AGC_HOOK_CMD");
+		const char *go = getenv("AGC_HOOK_GO");
 		const char *base = strrchr(pathname, '/');
 		int rc = fn(dirfd, pathname, flags), err = errno;
 
 		base = base ? base + 1 : pathname;
-		if (rc == 0 && !hooked && hook && cmd && base && strcmp(base, hook) == 0) {
+		if (rc == 0 && !hooked && hook && (cmd || go) && base && strcmp(base, hook) == 0) {
 			hooked = 1;
-			unsetenv("LD_PRELOAD");
-			if (system(cmd) != 0)
-				fprintf(stderr, "faultshim: the hook command failed\n");
+			if (go)
+				hook_fifos(go, getenv("AGC_HOOK_DONE"));
+			else {
+				unsetenv("LD_PRELOAD");
+				if (system(cmd) != 0)
+					fprintf(stderr, "faultshim: the hook command failed\n");
+			}
 		}
 		errno = err;
 		return rc;
