@@ -203,54 +203,6 @@ static bool is_procfs(const char *path)
 	return rc == 0 && sf.f_type == PROC_SUPER_MAGIC;
 }
 
-bool agc_proc_own_ns(const char *procroot)
-{
-	char path[PATH_MAX], buf[PROC_STATUS_MAX];
-	const char *ns;
-	size_t len, fields = 0;
-
-	if (!is_procfs(procroot))
-		return false;
-	if (snprintf(path, sizeof(path), "%s/self/status", procroot) >= (int)sizeof(path) ||
-	    read_small(path, buf, sizeof(buf), &len) != 0)
-		return false;
-	ns = strstr(buf, "\nNSpid:");
-	if (!ns)
-		return false;
-	for (ns += strlen("\nNSpid:"); *ns && *ns != '\n';) {
-		while (*ns == ' ' || *ns == '\t')
-			ns++;
-		if (*ns < '0' || *ns > '9')
-			break;
-		fields++;
-		while (*ns >= '0' && *ns <= '9')
-			ns++;
-	}
-	return fields == 1;
-}
-
-int agc_proc_last_pid(const char *procroot, long *out)
-{
-	char path[PATH_MAX], buf[256], *sp, *end;
-	size_t len;
-	long v;
-
-	if (snprintf(path, sizeof(path), "%s/loadavg", procroot) >= (int)sizeof(path) ||
-	    read_small(path, buf, sizeof(buf), &len) != 0)
-		return -1;
-	while (len && (buf[len - 1] == '\n' || buf[len - 1] == ' '))
-		buf[--len] = '\0';
-	sp = strrchr(buf, ' ');
-	if (!sp || !sp[1])
-		return -1;
-	errno = 0;
-	v = strtol(sp + 1, &end, 10);
-	if (errno || *end || v < 0)
-		return -1;
-	*out = v;
-	return 0;
-}
-
 /* A line reader over an fd with a fixed buffer: a line longer than the buffer is handed out
  * cut to PROC_LINE_MAX - 1 bytes and the rest of it is skipped. */
 typedef struct line_reader {

@@ -35,18 +35,6 @@ int agc_proc_each_pid(const char *procroot, int (*cb)(pid_t pid, void *ud), void
  * listing's is another process (or was looked up anew: treated as new all the same). */
 int agc_proc_each_pid_ino(const char *procroot, int (*cb)(pid_t pid, ino_t ino, void *ud), void *ud);
 
-/* Whether procroot is a procfs that lists the pid namespace this process is in (its own
- * entry's NSpid has one field): only then does agc_proc_last_pid speak of the processes the
- * listings show. */
-bool agc_proc_own_ns(const char *procroot);
-
-/* The last pid the kernel handed out in this process's pid namespace (the last field of
- * loadavg), which moves at every process or thread created there or below. Two equal
- * readings, with agc_proc_own_ns, mean no process appeared in between, save one made with a
- * pid of its choosing (clone3's set_tid, which checkpoint-restore tools use and which needs
- * CAP_CHECKPOINT_RESTORE). Returns 0, or -1 when it cannot be read. */
-int agc_proc_last_pid(const char *procroot, long *out);
-
 /* Read one process's stat. Returns 0, AGC_ENOTFOUND when it does not exist, -1 on error. */
 int agc_proc_stat(const char *procroot, pid_t pid, agc_proc *out);
 

@@ -2498,12 +2498,6 @@ typedef struct agent_scan {
 	struct { pid_t *v; size_t n, cap; } agents;  /* the agent's own processes then */
 	int64_t scanned_ms;                         /* monotonic ms when it began */
 	size_t hi;                                  /* the items it looked at end before hi */
-	/* the processes new since it, as the last listing found them, and the kernel's last pid
-	 * read just before that listing (agc_proc_last_pid): while that reads the same, no
-	 * process has appeared since, and the re-check needs no listing of its own */
-	struct { pid_t *v; size_t n, cap; } fresh;
-	long fresh_mark;
-	bool fresh_known;
 } agent_scan;
 
 typedef struct batch {
@@ -2516,7 +2510,6 @@ typedef struct batch {
 	void *run[AGC_AGENTS_MAX];                      /* each adapter's state (run_new) */
 	struct { bexpect *v; size_t n, cap; } expect;  /* of the items pending */
 	agc_hset earlier;                               /* of the items discovered (touches_earlier) */
-	int own_ns;                                     /* agc_proc_own_ns of the procroot; -1: not asked */
 	mode m;
 	unsigned flags;
 	agc_report **out;
@@ -2817,53 +2810,6 @@ static void batch_scan_range(batch *b, size_t lo, size_t hi, int listed)
 	agc_holders_release(&h);
 }
 
-/* The kernel's last pid into *mark, when it tells of the processes the listings show. */
-static bool birth_mark(batch *b, long *mark)
-{
-	if (b->own_ns < 0)
-		b->own_ns = agc_proc_own_ns(b->ctx->procroot);
-	return b->own_ns && agc_proc_last_pid(b->ctx->procroot, mark) == 0;
-}
-
-/* as->fresh made current: the processes not in the scan's listing (a pid it did not list, or
- * listed with another /proc inode), from a listing made now, or kept when no process has
- * appeared since the one it came from (a pid that was not handed out cannot be a new process;
- * one of them gone meanwhile is looked at in vain). Returns 0, or -1 (error set). */
-static int new_procs(batch *b, agent_scan *as)
-{
-	seen_list now = {0};
-	long mark = 0;
-	bool known = birth_mark(b, &mark);
-	size_t i;
-
-	if (known && as->fresh_known && mark == as->fresh_mark)
-		return 0;
-	as->fresh_known = false;
-	as->fresh.n = 0;
-	if (agc_proc_each_pid_ino(b->ctx->procroot, seen_cb, &now) < 0) {
-		free(now.v);
-		return -1;
-	}
-	for (i = 0; i < now.n; i++) {
-		seen_proc key = now.v[i], *was = bsearch(&key, as->seen.v, as->seen.n, sizeof(key), seen_cmp);
-		pid_t *slot;
-
-		if (was && was->ino == key.ino)
-			continue;
-		slot = AGC_ARRAY_PUSH(&as->fresh, (size_t)1 << 22);
-		if (!slot) {
-			free(now.v);
-			as->fresh.n = 0;
-			return agc_error_oom();
-		}
-		*slot = key.pid;
-	}
-	free(now.v);
-	as->fresh_known = known;
-	as->fresh_mark = mark;
-	return 0;
-}
-
 /* A full scan for the next BATCH_SCAN_ITEMS items of the agent still to go, from `from` on:
  * the process table listed with each process's /proc inode, the agent's own processes noted,
  * then one pass over every process for all of them (R5); every pass begins after the
@@ -2881,10 +2827,7 @@ static void batch_scan(batch *b, size_t from)
 	/* the clock starts before the listing: every process listed is checked after it */
 	as->scanned_ms = agc_clock_mono_us() / 1000;
 	as->seen.n = 0;
-	as->fresh.n = 0;
-	as->fresh_known = birth_mark(b, &as->fresh_mark);
 	rc = agc_proc_each_pid_ino(b->ctx->procroot, seen_cb, &as->seen);
-	as->fresh_known &= rc == 0;
 	if (rc == 0) {
 		qsort(as->seen.v, as->seen.n, sizeof(*as->seen.v), seen_cmp);
 		rc = note_agent_procs(b);
@@ -2922,24 +2865,34 @@ static bool batch_recheck(batch *b, size_t k)
 		live = true;
 	}
 	agc_plan_release(&fresh);
-	/* (b) the processes that are new since the scan: listed again unless the kernel's last
-	 * pid shows that none appeared since the last listing */
+	/* (b) the processes that are new since the scan */
 	b->agent = (size_t)it->agent;
 	as = &b->as[b->agent];
-	if (new_procs(b, as) < 0) {
-		agc_report_add_holder(it->r, 0, agc_error_last(), "process-table", NULL);
-		return true;
-	}
-	for (i = 0; i < as->fresh.n; i++) {
-		pid_t *slot = AGC_ARRAY_PUSH(&look, (size_t)1 << 22);
+	{
+		seen_list now = {0};
 
-		if (!slot) {
-			/* a process that cannot be listed for the check cannot be shown not to hold */
-			free(look.v);
-			agc_report_add_holder(it->r, 0, "out of memory", "process-table", NULL);
+		if (agc_proc_each_pid_ino(b->ctx->procroot, seen_cb, &now) < 0) {
+			free(now.v);
+			agc_report_add_holder(it->r, 0, agc_error_last(), "process-table", NULL);
 			return true;
 		}
-		*slot = as->fresh.v[i];
+		for (i = 0; i < now.n; i++) {
+			seen_proc key = now.v[i], *was = bsearch(&key, as->seen.v, as->seen.n, sizeof(key), seen_cmp);
+			pid_t *slot;
+
+			if (was && was->ino == key.ino)
+				continue;
+			slot = AGC_ARRAY_PUSH(&look, (size_t)1 << 22);
+			if (!slot) {
+				/* a process that cannot be listed for the check cannot be shown not to hold */
+				free(now.v);
+				free(look.v);
+				agc_report_add_holder(it->r, 0, "out of memory", "process-table", NULL);
+				return true;
+			}
+			*slot = key.pid;
+		}
+		free(now.v);
 	}
 	/* (c) the agent's own processes: one may have started this session's work since */
 	for (i = 0; i < as->agents.n; i++) {
@@ -3332,7 +3285,6 @@ static int many(agc_ctx *ctx, const char *agent, const char *const *idv, size_t 
 	b.m = m;
 	b.flags = flags;
 	b.out = out;
-	b.own_ns = -1;
 
 	b.argv = (agc_buf)AGC_BUF_INIT_MAX((size_t)256 << 10);
 	b.it = calloc(n ? n : 1, sizeof(*b.it));
@@ -3512,7 +3464,6 @@ out:
 	for (a = 0; a < AGC_AGENTS_MAX; a++) {
 		free(b.as[a].seen.v);
 		free(b.as[a].agents.v);
-		free(b.as[a].fresh.v);
 	}
 	agc_buf_release(&b.argv);
 	for (a = 0; agc_adapter_table[a]; a++) {

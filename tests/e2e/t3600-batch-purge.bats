@@ -91,7 +91,7 @@ outcome() {
 	assert_exists "$C/projects/$k/$Q"
 }
 
-@test "R5: a run in a pid namespace below its /proc's re-lists the processes for each re-check (the last pid it could read is its own namespace's)" {
+@test "R5: a run in a pid namespace below its /proc's knows its own process there, and a holder started outside it mid-run is caught by the re-check" {
 	command -v unshare >/dev/null || skip "unshare is not installed"
 	unshare -pf true 2>/dev/null || skip "no new pid namespace can be made here (not root)"
 	local k f go done
@@ -99,8 +99,9 @@ outcome() {
 	f=$C/projects/$k/$Q.jsonl
 	go=$BATS_TEST_TMPDIR/go done=$BATS_TEST_TMPDIR/done
 	mkfifo "$go" "$done"
-	# outside the run's namespace: when A's transcript goes, a holder of Q's starts; the hook
-	# creates no process, so nothing moves the run's own namespace's last pid
+	# outside the run's namespace: when A's transcript goes, a holder of Q's starts (the hook
+	# creates no process of the run's own); agentgc's pid in /proc's namespace is not its
+	# getpid(), which names another process there
 	(
 		exec 4<>"$go"
 		read -r -t 60 _ <&4 || exit 0
