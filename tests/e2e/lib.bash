@@ -38,12 +38,23 @@ agc_setup() {
 	: >"$PIDS_FILE"
 }
 
+# A process and all its descendants killed: stopped first, so that it starts no more, then
+# its children (a shell's `sleep` outlives the shell that ran it), then itself.
+kill_tree() {
+	local c
+	kill -STOP "$1" 2>/dev/null || return 0
+	for c in $(pgrep -P "$1" 2>/dev/null); do
+		kill_tree "$c"
+	done
+	kill -KILL "$1" 2>/dev/null || true
+}
+
 agc_teardown() {
 	local pid
 	[[ -f ${PIDS_FILE:-} ]] || return 0
 	while read -r pid; do
 		[[ -n $pid ]] || continue
-		kill -KILL "$pid" 2>/dev/null || true
+		kill_tree "$pid"
 	done <"$PIDS_FILE"
 	while read -r pid; do
 		[[ -n $pid ]] || continue
