@@ -58,8 +58,10 @@ int agc_error_errno(int code, int errnum, const char *fmt, ...)
 	vset(fmt, ap);
 	va_end(ap);
 	len = strlen(last);
+	/* out of descriptors: what to do is the same wherever it happened */
 	if (len < sizeof(last))
-		snprintf(last + len, sizeof(last) - len, ": %s", strerror(errnum));
+		snprintf(last + len, sizeof(last) - len, ": %s%s", strerror(errnum),
+			 errnum == EMFILE || errnum == ENFILE ? " (raise 'ulimit -n' and run again)" : "");
 	return code;
 }
 

@@ -134,6 +134,7 @@ static int discover_in(agc_ctx *ctx, size_t agent, const char *canon, agc_plan *
 	const agc_rootset *rs = agc_ctx_roots(ctx, agent);
 	unsigned long short0 = agc_short_count();
 	size_t i;
+	int rc;
 
 	agc_plan_init(p, agc_adapter_table[agent], ctx, rs, canon);
 	if (going) {
@@ -166,13 +167,15 @@ static int discover_in(agc_ctx *ctx, size_t agent, const char *canon, agc_plan *
 	if (m != DISCOVER_AGAIN)
 		for (i = 0; i < p->roots->n; i++)
 			agc_plan_rootfd(p, i);
-	if (agc_adapter_table[agent]->discover(p) < 0)
-		return -1;
+	rc = agc_adapter_table[agent]->discover(p);
 	/* what a shortage of descriptors or memory hid may be the very file a live process
-	 * holds: nothing of the session is taken for absent, and nothing of it is touched */
+	 * holds: nothing of the session is taken for absent, and nothing of it is touched; a
+	 * discovery that failed for want of them says so (a database that could not be opened) */
 	if (agc_short_count() != short0)
 		return agc_error_set(-1, "ran out of open files or memory while looking for the session's files "
 				     "(nothing of it was changed; raise 'ulimit -n' and run again)");
+	if (rc < 0)
+		return -1;
 	if (m == DISCOVER_ALL || m == DISCOVER_PURGE)
 		wal_residue(p);
 	return 0;

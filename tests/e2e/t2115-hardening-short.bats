@@ -99,3 +99,31 @@ arts() {
 		assert_tree_unchanged before
 	done
 }
+
+@test "R6: a Codex purge short of open files: before its first change nothing changes and it says to raise ulimit -n; after it, a rerun finishes" {
+	load cx
+	cx_setup
+	cx_fixture --seed 2115 --codex 3
+	local id n failed=0
+	id=$(m_pick '.parent == null')
+	# SQLite makes a WAL database's -wal and -shm when it opens it: those aside, nothing changes
+	tree_state | grep -v -e '-wal	' -e '-shm	' >"$BATS_TEST_TMPDIR/before"
+	for n in 16 20 24 28 32 36 40 44 48 56 64; do
+		run --separate-stderr bash -c 'ulimit -n "$1" && shift && exec "$@"' _ "$n" "$AGENTGC" purge codex "$id"
+		[[ $status == 0 ]] && break
+		if [[ $status == 3 ]]; then
+			# it went part of the way (its rows, say) and kept its record for the rerun
+			[[ $stderr == *"run the same purge again"* ]]
+			run -0 agc purge codex "$id"
+			break
+		fi
+		[[ $status == 1 ]]
+		[[ $stderr == *"ulimit -n"* ]]
+		diff -u "$BATS_TEST_TMPDIR/before" <(tree_state | grep -v -e '-wal	' -e '-shm	')
+		failed=$((failed + 1))
+	done
+	[[ $status == 0 ]]
+	((failed >= 2))
+	[[ -z $(agc ls --agent codex --json | jq -r --arg id "$id" 'select(.id == $id) | .id') ]]
+	run -5 agc purge codex "$id"
+}
