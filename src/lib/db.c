@@ -34,9 +34,8 @@ int agc_db_fail(sqlite3 *db, int rc, const char *what)
 	if (agc_db_is_busy(rc))
 		return agc_error_set(AGC_EINUSE, "%s: database is busy", what);
 	/* out of descriptors or memory: a shortage of this process, not a fact of the file (a
-	 * discovery that met one fails: agc_short_note) */
-	if (short_)
-		agc_short_note(err);
+	 * discovery that met one fails) */
+	agc_short_note(err);
 	/* the connection's message only when it is about this result */
 	return agc_error_set(-1, "%s: %s%s", what,
 			     db && sqlite3_extended_errcode(db) == rc ? sqlite3_errmsg(db) : sqlite3_errstr(rc),

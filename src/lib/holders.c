@@ -924,10 +924,10 @@ int agc_holders_scan(const agc_gate_query *q, agc_holders *out)
 	sc.procroot = q->procroot ? q->procroot : "/proc";
 	sc.rootfd = open(sc.procroot, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	sc.out = out;
-	sc.self = agc_proc_self(sc.procroot);
 
 	if (agc_proc_self_and_ancestors(sc.procroot, &sc.skip, &sc.n_skip) < 0)
 		goto done;
+	sc.self = sc.n_skip ? sc.skip[0] : 0;  /* 0: procroot does not list this process */
 	if (q->n_ids) {
 		sc.id_len = calloc(q->n_ids, sizeof(*sc.id_len));
 		if (!sc.id_len) {
@@ -1154,10 +1154,10 @@ int agc_snap_take(const agc_snap_opts *o, agc_snap **out)
 	sc.q = &none;
 	sc.procroot = o->procroot ? o->procroot : "/proc";
 	sc.rootfd = open(sc.procroot, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	sc.self = agc_proc_self(sc.procroot);
 	sc.snap = &t;
 	if (agc_proc_self_and_ancestors(sc.procroot, &sc.skip, &sc.n_skip) < 0)
 		goto done;
+	sc.self = sc.n_skip ? sc.skip[0] : 0;
 	if (agc_proc_each_pid(sc.procroot, list_cb, &pids) != 0)
 		goto done;
 	if (scan_pids(&sc, pids.v, pids.n) < 0)

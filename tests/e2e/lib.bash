@@ -128,7 +128,6 @@ agc() {
 	"$AGENTGC" "$@"
 }
 
-# agentgc with the fault shim preloaded; the caller sets AGC_FAULT_UNLINKAT (and _ERRNO).
 # The LD_PRELOAD that loads the fault shim (after ASan's runtime in a sanitized build).
 faulty_preload() {
 	if [[ ${AGC_SANITIZE:-} == ON ]]; then
@@ -138,6 +137,7 @@ faulty_preload() {
 	fi
 }
 
+# agentgc with the fault shim preloaded; the caller sets AGC_FAULT_UNLINKAT (and _ERRNO).
 agc_faulty() {
 	LD_PRELOAD=$(faulty_preload) "$AGENTGC" "$@"
 }
