@@ -1,16 +1,16 @@
 # bash completion for agentgc                                    -*- shell-script -*-
 #
 # Commands, options (global ones before or after the command, and each command's own, in
-# their --opt=VALUE form), agents, option values, directories, and for show, in-use and purge
-# the session ids that 'agentgc ls --agent AGENT --ids' prints (in the home given with
-# --home on the line, if any).
+# their --opt=VALUE form), agents, option values, directories, and for show, in-use, purge
+# and stop the session ids that 'agentgc ls --agent AGENT --ids' prints (in the home given
+# with --home on the line, if any).
 #
 # The lists below mirror 'agentgc help' and 'agentgc help COMMAND':
 # tests/e2e/t3400-completions.bats fails when they differ.
 
 # The commands that work today (the planned ones are not offered).
 _agentgc_commands() {
-	printf '%s\n' roots ls show in-use purge prune compact du help
+	printf '%s\n' roots ls show in-use purge prune compact du ps stop help
 }
 
 # The agents an AGENT argument or --agent names.
@@ -34,6 +34,8 @@ _agentgc_options() {
 		;;
 	compact) printf '%s\n' --agent= --dry-run ;;
 	du) printf '%s\n' --agent= --by= ;;
+	ps) printf '%s\n' --agent= --watch --wide ;;
+	stop) printf '%s\n' --grace= --dry-run ;;
 	esac
 }
 
@@ -178,7 +180,7 @@ _agentgc() {
 	help)
 		((${#pos[@]} == 0)) && COMPREPLY=($(compgen -W "$(_agentgc_commands)" -- "$cur"))
 		;;
-	show | in-use | purge)
+	show | in-use | purge | stop)
 		if ((${#pos[@]} == 0)); then
 			COMPREPLY=($(compgen -W "$(_agentgc_agents; echo auto)" -- "$cur"))
 		elif ((${#pos[@]} == 1)) || [[ $cmd == purge ]]; then

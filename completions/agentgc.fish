@@ -1,9 +1,9 @@
 # fish completion for agentgc.
 #
 # Commands, options (global ones before or after the command, and each command's own, as
-# --opt=VALUE or --opt VALUE), agents, option values, directories, and for show, in-use and
-# purge the session ids that 'agentgc ls --agent AGENT --ids' prints (in the home given with
-# --home on the line, if any).
+# --opt=VALUE or --opt VALUE), agents, option values, directories, and for show, in-use,
+# purge and stop the session ids that 'agentgc ls --agent AGENT --ids' prints (in the home
+# given with --home on the line, if any).
 #
 # The lists below mirror 'agentgc help' and 'agentgc help COMMAND':
 # tests/e2e/t3400-completions.bats fails when they differ.
@@ -55,6 +55,10 @@ function __agentgc_value_options
             printf '%s\n' --agent
         case du
             printf '%s\n' --agent --by
+        case ps
+            printf '%s\n' --agent
+        case stop
+            printf '%s\n' --grace
     end
 end
 
@@ -79,14 +83,14 @@ function __agentgc_at
     and test (count (string match -r -- '^pos=.*' $s)) -eq $argv[1]
 end
 
-# True when the word being completed is a session id: the second argument of show and in-use,
-# any after the first of purge.
+# True when the word being completed is a session id: the second argument of show, in-use and
+# stop, any after the first of purge.
 function __agentgc_wants_id
     set -l s (__agentgc_line)
     set -l cmd (string replace -r -- '^cmd=' '' $s[1])
     set -l n (count (string match -r -- '^pos=.*' $s))
     switch "$cmd"
-        case show in-use
+        case show in-use stop
             test $n -eq 1
         case purge
             test $n -ge 1
@@ -131,8 +135,10 @@ complete -c agentgc -n __agentgc_needs_command -a purge -d 'remove sessions comp
 complete -c agentgc -n __agentgc_needs_command -a prune -d 'purge the sessions an age, a keep list or a project selects'
 complete -c agentgc -n __agentgc_needs_command -a compact -d "rebuild the agents' shared databases: no deleted row left in them"
 complete -c agentgc -n __agentgc_needs_command -a du -d "bytes used, and what compact and prune would free"
+complete -c agentgc -n __agentgc_needs_command -a ps -d 'running agent processes, the sessions they hold, busy or idle'
+complete -c agentgc -n __agentgc_needs_command -a stop -d 'end the agent processes that hold a session, never anything else'
 complete -c agentgc -n __agentgc_needs_command -a help -d 'this list, or the help of one command'
-complete -c agentgc -n '__agentgc_at 0 help' -a 'roots ls show in-use purge prune compact du help' -d command
+complete -c agentgc -n '__agentgc_at 0 help' -a 'roots ls show in-use purge prune compact du ps stop help' -d command
 
 # global options, before or after the command
 complete -c agentgc -l home -x -a '(__fish_complete_directories)' -d 'look in DIR instead of $HOME'
@@ -157,9 +163,9 @@ complete -c agentgc -n '__agentgc_using ls' -l limit -x -d 'at most N sessions'
 complete -c agentgc -n '__agentgc_using ls' -l wide -d 'whole ids and untruncated columns'
 complete -c agentgc -n '__agentgc_using ls' -l ids -d 'only whole ids, one per line'
 
-# show, in-use, purge: AGENT|auto, then ids
-complete -c agentgc -n '__agentgc_at 0 show in-use purge' -a 'claude codex opencode cursor' -d agent
-complete -c agentgc -n '__agentgc_at 0 show in-use purge' -a auto -d 'the agent whose id grammar the id has'
+# show, in-use, purge, stop: AGENT|auto, then ids
+complete -c agentgc -n '__agentgc_at 0 show in-use purge stop' -a 'claude codex opencode cursor' -d agent
+complete -c agentgc -n '__agentgc_at 0 show in-use purge stop' -a auto -d 'the agent whose id grammar the id has'
 complete -c agentgc -n __agentgc_wants_id -a '(__agentgc_ids)' -d 'session id'
 complete -c agentgc -n '__agentgc_using purge' -l dry-run -d 'change nothing: list what would go, and exit as the purge would'
 complete -c agentgc -n '__agentgc_using purge' -l scrub -d 'then rebuild (VACUUM) every database rows were deleted from'
@@ -185,3 +191,12 @@ complete -c agentgc -n '__agentgc_using compact' -l dry-run -d 'change nothing: 
 # du
 complete -c agentgc -n '__agentgc_using du' -l agent -x -a 'claude codex opencode cursor' -d 'only this agent (repeatable)'
 complete -c agentgc -n '__agentgc_using du' -l by -x -a 'agent project kind' -d 'one row per agent, per project of each agent, or per kind'
+
+# ps
+complete -c agentgc -n '__agentgc_using ps' -l agent -x -a 'claude codex opencode cursor' -d "only this agent's processes and the holders of its sessions (repeatable)"
+complete -c agentgc -n '__agentgc_using ps' -l watch -d 'scan again every second, redrawn in place on a terminal, until interrupted'
+complete -c agentgc -n '__agentgc_using ps' -l wide -d 'whole ids and commands, nothing cut'
+
+# stop (AGENT|auto and the id: with show, in-use and purge above)
+complete -c agentgc -n '__agentgc_using stop' -l grace -x -d 'from the first signal to SIGKILL (default 10s; at most 1h)'
+complete -c agentgc -n '__agentgc_using stop' -l dry-run -d 'signal nothing: print the chain each holder would get'

@@ -483,6 +483,105 @@ typedef struct agc_prune_opts {
 AGC_API int agc_prune(agc_ctx *ctx, const agc_prune_opts *opts, int (*cb)(const agc_report *r, void *ud),
 		      void *ud, agc_prune_summary *sum);
 
+/* ---- ps and stop ----------------------------------------------------------------------- */
+
+/* A session a process holds (or, a shared service, serves). */
+typedef struct agc_ps_session {
+	const char *agent;
+	const char *id;      /* the root session: what purge and stop take (a child's holder holds
+				its root too) */
+	const char *how;     /* how the gate learned it, comma-separated, in this order: "registry",
+				"cmdline", "environ", "open-file", "lock", "cwd", "process-table"
+				(cannot be told: the process table, a registry or a lock that could
+				not be read) */
+} agc_ps_session;
+
+/* One running process: an agent's own, or one that holds a session of an agent. */
+typedef struct agc_ps_info {
+	int pid;             /* 0: the sessions in use for which no process can be named */
+	int ppid;
+	const char *agent;   /* the agent it is a process of; for a holder, the agent of its first
+				session */
+	const char *role;    /* "agent", "service" (a shared service: never stopped), "holder" (a
+				process of no agent that holds a session: a tool, an editor), "unseen"
+				(pid 0) */
+	const char *command; /* argv joined, control bytes neutralised */
+	const char *cwd;     /* NULL when it cannot be read */
+	int64_t started_ms;  /* epoch ms; 0 when unknown */
+	const char *state;   /* agents and services: the agent's own status where it records one
+				(Claude: "busy", "shell", "idle", "waiting"), else "busy" when it has
+				a descendant that is not one of the agent's own processes (what runs
+				under one of those still counts), else "idle"; NULL for the others */
+	const char *state_from; /* "registry" or "children"; NULL with state */
+	size_t n_sessions;   /* what it holds: exactly the sessions in-use calls in use through it */
+	const agc_ps_session *sessions;
+	size_t n_serves;     /* a service: the sessions whose files it has open (no hold, R5) */
+	const agc_ps_session *serves;
+} agc_ps_info;
+
+#define AGC_PS_OPTS_VERSION 1
+#define AGC_PS_OPTS_INIT AGC_OPTS_INIT_(AGC_PS_OPTS_VERSION)
+
+typedef struct agc_ps_opts {
+	unsigned int version; /* AGC_PS_OPTS_VERSION: set by AGC_PS_OPTS_INIT */
+	unsigned agents;      /* AGC_AGENT_* bits; 0 = every agent: its processes, and the holders of
+				 its sessions */
+	void (*warn)(const char *msg, void *ud); /* what could not be read; may be NULL */
+	void *ud;
+} agc_ps_opts;
+
+/* The running agent processes and the processes that hold sessions, from one scan of the process
+ * table and one listing with the in-use gate (as ls: a session ps shows held is one in-use calls
+ * in use, and the other way round). cb gets each process by pid (the pid-0 row last; strings
+ * valid during the call; nonzero stops). Returns 0, or -1 (error set) for options that are wrong,
+ * a process table that cannot be read, or a listing that failed (the rows are still given). */
+AGC_API int agc_ps(agc_ctx *ctx, const agc_ps_opts *o, int (*cb)(const agc_ps_info *p, void *ud), void *ud);
+
+/* One process of a stop's chain (SPEC "ps and stop"). */
+typedef struct agc_stop_proc {
+	int pid;             /* 0: a holder no process can be named for */
+	const char *command;
+	const char *why;     /* how it holds the session: the gate's reasons, comma-separated */
+	const char *role;    /* as agc_ps_info.role: "agent" (a process of the session's agent: it
+				gets the chain), "service", "holder", "unseen" */
+	const char *action;  /* "stop" (the chain), "spare" (never signalled) */
+	const char *hint;    /* spare: why, and what releases the session from it; else NULL */
+	size_t n_signals;    /* the signals sent, in order ("SIGHUP", "SIGTERM", "SIGKILL"); a dry
+				run: the chain it would get */
+	const char *const *signals;
+	const char *result;  /* "exited" (it ended after a signal), "killed" (after SIGKILL),
+				"gone" (it ended before any signal), "changed" (its pid is another
+				process's now: left alone), "alive" (SIGKILL did not end it in
+				time), "spared", "dry-run" */
+} agc_stop_proc;
+
+#define AGC_STOP_OPTS_VERSION 1
+#define AGC_STOP_GRACE_DEFAULT_MS ((int64_t)10 * 1000)
+#ifdef __cplusplus
+#define AGC_STOP_OPTS_INIT {AGC_STOP_OPTS_VERSION}
+#else
+#define AGC_STOP_OPTS_INIT {.version = AGC_STOP_OPTS_VERSION, .grace_ms = AGC_STOP_GRACE_DEFAULT_MS}
+#endif
+
+typedef struct agc_stop_opts {
+	unsigned int version; /* AGC_STOP_OPTS_VERSION: set by AGC_STOP_OPTS_INIT */
+	int64_t grace_ms;     /* from the first signal to SIGKILL (>= 0; AGC_STOP_OPTS_INIT: 10 s) */
+	unsigned flags;       /* AGC_PURGE_DRY_RUN: signal nothing, tell the chain */
+} agc_stop_opts;
+
+/* End the agent processes that hold session id of agent ("auto": the one agent that has it):
+ * the in-use gate's holders that are processes of that agent (not its shared services) get the
+ * agent's graceful signal (Claude: SIGHUP), then SIGTERM, then SIGKILL once grace_ms has passed,
+ * the process's start time read again before every signal (a pid that is another process's now,
+ * or gone, is left alone). Every other holder (a process that merely names the id, a tool, a
+ * shared service, one that cannot be named) is never signalled. cb gets each holder once its
+ * chain is over (strings valid during the call). Then the gate runs again: *after receives
+ * its report (AGC_ST_IN_USE: still held, the records preserved; AGC_ST_FOUND: free;
+ * AGC_ST_NOT_FOUND: no artifact of that id, nothing signalled). Returns 0 when *after was made;
+ * -1 (error set) for options that are wrong or memory that ran out. */
+AGC_API int agc_stop(agc_ctx *ctx, const char *agent, const char *id, const agc_stop_opts *o,
+		     int (*cb)(const agc_stop_proc *p, void *ud), void *ud, agc_report **after);
+
 /* Describe one session: metadata, every artifact with its size, children, holders. Status is
  * AGC_ST_FOUND or AGC_ST_NOT_FOUND. out must not be NULL (-1 then, as agc_purge). */
 AGC_API int agc_show(agc_ctx *ctx, const char *agent, const char *id, agc_report **out);

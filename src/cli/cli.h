@@ -179,5 +179,8 @@ json_t *cli_compact_json(const agc_compact_info *ci);
 json_t *cli_session_json(const agc_session_info *s);
 /* Print one JSON line and release o. */
 void cli_json_print(json_t *o);
+void cli_json_fprint(FILE *f, json_t *o);
+/* The holders of a report as purge and in-use print them. */
+json_t *cli_holders_json(const agc_report *r);
 
 #endif

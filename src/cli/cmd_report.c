@@ -421,7 +421,7 @@ static bool prefix_shaped(const char *agent, const char *id)
 static void id_hint(const char *cmd, const char *agent, const char *id)
 {
 	int self = strcmp(agent, "auto") == 0 ? -1 : agc_agent_find(agent);
-	bool purge = strcmp(cmd, "purge") == 0;
+	bool purge = strcmp(cmd, "purge") == 0 || strcmp(cmd, "stop") == 0;
 	size_t i;
 
 	/* (a prefix in a grammar that takes it whole, ses_..., is told apart by the look-up of
@@ -454,8 +454,8 @@ static void id_hint(const char *cmd, const char *agent, const char *id)
 	if (prefix_shaped(agent, id)) {
 		/* SPEC "Commands": destructive commands take whole ids only */
 		if (purge)
-			fputs("' is not a whole id: purge takes whole ids only, never a prefix; "
-			      "'agentgc ls --json' prints them whole\n", stderr);
+			fprintf(stderr, "' is not a whole id: %s takes whole ids only, never a prefix; "
+				"'agentgc ls --json' prints them whole\n", cmd);
 		else if (strlen(id) < AGC_PREFIX_MIN)
 			fprintf(stderr, "' is too short for an id prefix: give at least %d characters, or "
 				"the whole id\n", AGC_PREFIX_MIN);
@@ -873,4 +873,189 @@ int cmd_purge(cli *c, int argc, char **argv)
 	cli_ids_release(&in);
 	cli_args_release(&pos);
 	return worst;
+}
+
+/* ---- stop -------------------------------------------------------------------------------- */
+
+enum { OPT_STOP_DRY_RUN = 0x300, OPT_GRACE };
+
+const cli_opt cli_stop_opts[] = {
+	{"grace", OPT_GRACE, 1, "DUR", "from the first signal to SIGKILL (default 10s; at most\n"
+				       "1h)"},
+	{"dry-run", OPT_STOP_DRY_RUN, 0, NULL, "signal nothing: print the chain each holder would get"},
+	{NULL, 0, 0, NULL, NULL},
+};
+
+int agc_duration_parse(const char *s, int64_t *ms);
+
+#define STOP_GRACE_MAX_MS ((int64_t)3600 * 1000)
+
+static int stop_opt(cli *c, int key, const char *v, void *ud)
+{
+	agc_stop_opts *o = ud;
+
+	(void)c;
+	switch (key) {
+	case OPT_STOP_DRY_RUN:
+		o->flags |= AGC_PURGE_DRY_RUN;
+		return 0;
+	case OPT_GRACE:
+		if (agc_duration_parse(v, &o->grace_ms) < 0 || o->grace_ms < 0 || o->grace_ms > STOP_GRACE_MAX_MS)
+			return cli_usage("stop", "--grace takes a duration up to 1h (10s, 500ms, 2m), not '%s'", v);
+		return 0;
+	}
+	return -1;
+}
+
+typedef struct stop_out {
+	cli *c;
+	json_t *chain;       /* --json */
+	size_t stopped, spared;
+	size_t spared_holders; /* of them, the gate's holders (not services that only serve it) */
+	bool dry;
+	int64_t grace_ms;
+} stop_out;
+
+static int stop_step(const agc_stop_proc *p, void *ud)
+{
+	stop_out *so = ud;
+	size_t i;
+
+	if (strcmp(p->action, "stop") == 0) {
+		so->stopped++;
+	} else {
+		so->spared++;
+		so->spared_holders += strcmp(p->why, "serves") != 0;
+	}
+	if (so->c->json) {
+		json_t *o = json_object(), *sig = json_array();
+
+		json_object_set_new(o, "pid", json_integer(p->pid));
+		cli_json_set_str(o, "command", p->command);
+		json_object_set_new(o, "why", json_string(p->why));
+		json_object_set_new(o, "role", json_string(p->role));
+		json_object_set_new(o, "action", json_string(p->action));
+		for (i = 0; i < p->n_signals; i++)
+			json_array_append_new(sig, json_string(p->signals[i]));
+		json_object_set_new(o, "signals", sig);
+		json_object_set_new(o, "result", json_string(p->result));
+		if (p->hint)
+			json_object_set_new(o, "hint", json_string(p->hint));
+		json_array_append_new(so->chain, o);
+		return 0;
+	}
+	if (p->pid)
+		printf("  pid %d (%s): ", p->pid, p->why);
+	else
+		printf("  no process (%s): ", p->why);
+	if (strcmp(p->action, "stop") == 0) {
+		if (so->dry) {
+			char g[32];
+
+			snprintf(g, sizeof(g), "%lld.%03llds", (long long)(so->grace_ms / 1000),
+				 (long long)(so->grace_ms % 1000));
+			fputs("would get ", stdout);
+			for (i = 0; i < p->n_signals; i++)
+				printf("%s%s", i ? ", then " : "", p->signals[i]);
+			printf(" (the last %s after the first)", g);
+		} else {
+			for (i = 0; i < p->n_signals; i++)
+				printf("%s%s", i ? ", " : "", p->signals[i]);
+			printf("%s%s", p->n_signals ? ": " : "", p->result);
+		}
+	} else {
+		fputs("spared", stdout);
+	}
+	fputs(": ", stdout);
+	cli_text(stdout, p->command ? p->command : "?", CLI_TEXT_LINE);
+	fputc('\n', stdout);
+	if (p->hint) {
+		fprintf(stderr, "hint: pid %d: ", p->pid);
+		cli_text(stderr, p->hint, 0);
+		fputc('\n', stderr);
+	}
+	return 0;
+}
+
+int cmd_stop(cli *c, int argc, char **argv)
+{
+	agc_stop_opts o = AGC_STOP_OPTS_INIT;
+	agc_report *r = NULL;
+	stop_out so;
+	cli_args pos;
+	const char *agent, *id;
+	agc_status st;
+	int rc;
+
+	rc = cli_parse(c, cli_cmd_find("stop"), argc, argv, stop_opt, &o, &pos);
+	if (rc)
+		return rc == CLI_PARSED_EXIT ? 0 : rc;
+	if (pos.n != 2) {
+		cli_args_release(&pos);
+		return cli_usage("stop", "stop takes AGENT|auto and one whole ID");
+	}
+	agent = pos.v[0];
+	id = pos.v[1];
+	if ((rc = cli_check_agent("stop", agent, true)) || (rc = cli_ctx(c))) {
+		cli_args_release(&pos);
+		return rc;
+	}
+	/* signals are destructive: a whole id only, as purge (SPEC "Commands") */
+	id_hint("stop", agent, id);
+	memset(&so, 0, sizeof(so));
+	so.c = c;
+	so.dry = o.flags & AGC_PURGE_DRY_RUN;
+	so.grace_ms = o.grace_ms;
+	so.chain = c->json ? json_array() : NULL;
+	if (!c->json)
+		printf("%s %s%s\n", agent, id, so.dry ? ": dry run, nothing is signalled" : "");
+	if (agc_stop(c->ctx, agent, id, &o, stop_step, &so, &r) < 0 || !r) {
+		json_decref(so.chain);
+		cli_args_release(&pos);
+		cli_err("%s", agc_error_last());
+		return EXIT_ERR;
+	}
+	st = agc_report_status(r);
+	if (st == AGC_ST_NOT_FOUND)
+		rc = EXIT_NOTFOUND;
+	else if (st == AGC_ST_ERROR)
+		rc = EXIT_ERR;
+	else if (so.dry)
+		/* what the stop would leave: a holder spared keeps the session in use */
+		rc = st == AGC_ST_IN_USE && so.spared_holders ? EXIT_REFUSED : 0;
+	else
+		rc = st == AGC_ST_IN_USE ? EXIT_REFUSED : 0;
+	if (c->json) {
+		json_t *out = json_object();
+		const char *status = st == AGC_ST_NOT_FOUND ? "not-found"
+				     : st == AGC_ST_ERROR   ? "error"
+				     : so.dry		    ? "dry-run"
+				     : st == AGC_ST_IN_USE  ? "in-use"
+				     : so.stopped	    ? "stopped"
+							    : "free";
+
+		cli_json_set_str(out, "agent", agc_report_agent(r));
+		cli_json_set_str(out, "id", agc_report_id(r));
+		json_object_set_new(out, "status", json_string(status));
+		json_object_set_new(out, "chain", so.chain);
+		json_object_set_new(out, "holders", cli_holders_json(r));
+		if (st == AGC_ST_ERROR && agc_report_error(r))
+			json_object_set_new(out, "error", json_string(agc_report_error(r)));
+		cli_json_print(out);
+	} else if (st == AGC_ST_NOT_FOUND) {
+		cli_err("no artifact of that id: nothing to stop");
+	} else if (st == AGC_ST_ERROR) {
+		cli_err("%s", agc_report_error(r) ? agc_report_error(r) : "cannot check the session");
+	} else if (so.dry) {
+		if (!so.stopped && !so.spared)
+			printf("free: no process holds it\n");
+	} else if (st == AGC_ST_IN_USE) {
+		printf("still in use: records preserved\n");
+		print_holders(c, r, stdout);
+	} else {
+		printf(so.stopped ? "free: its processes ended\n" : "free: no process holds it\n");
+	}
+	agc_report_free(r);
+	cli_args_release(&pos);
+	return rc;
 }

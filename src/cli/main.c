@@ -17,10 +17,12 @@ int cmd_purge(cli *c, int argc, char **argv);
 int cmd_prune(cli *c, int argc, char **argv);
 int cmd_compact(cli *c, int argc, char **argv);
 int cmd_du(cli *c, int argc, char **argv);
+int cmd_ps(cli *c, int argc, char **argv);
+int cmd_stop(cli *c, int argc, char **argv);
 static int cmd_help(cli *c, int argc, char **argv);
 
 extern const cli_opt cli_ls_opts[], cli_purge_opts[], cli_prune_opts[], cli_compact_opts[],
-	cli_du_opts[];
+	cli_du_opts[], cli_ps_opts[], cli_stop_opts[];
 
 const cli_cmd cli_cmds[] = {
 	{"roots", cmd_roots, "where each agent's history is looked for, and whether it exists", "",
@@ -116,6 +118,39 @@ const cli_cmd cli_cmds[] = {
 	 cli_du_opts,
 	 "  agentgc du\n"
 	 "  agentgc du --by project --agent claude\n"},
+	{"ps", cmd_ps, "running agent processes, the sessions they hold, busy or idle", "[OPTIONS]",
+	 "One row per running process of an agent (Claude Code, Codex, OpenCode, Cursor)\n"
+	 "and per process of no agent that holds a session (a tool an agent started, an\n"
+	 "editor with the id in its arguments): pid, agent, state, start, the sessions it\n"
+	 "holds and how the in-use check learned it (registry, cmdline, environ,\n"
+	 "open-file, lock, cwd), its current dir and command. A session shown as held is\n"
+	 "one 'agentgc in-use' calls in use, and the other way round; a shared service\n"
+	 "(OpenCode's 'serve --service', Codex's app-server daemon) shows the sessions it\n"
+	 "serves. STATE is the agent's own status where it records one (Claude's\n"
+	 "registry: busy, shell, idle, waiting), else busy when the process has a\n"
+	 "descendant that is not one of the agent's own processes, else idle. A row with\n"
+	 "pid '-' stands for sessions in use whose holder cannot be named. Changes\n"
+	 "nothing. --json prints one line per process.",
+	 cli_ps_opts,
+	 "  agentgc ps\n"
+	 "  agentgc ps --agent claude --json\n"
+	 "  agentgc ps --watch\n"},
+	{"stop", cmd_stop, "end the agent processes that hold a session, never anything else",
+	 "AGENT|auto ID [OPTIONS]",
+	 "The processes the in-use check finds holding the session that are the agent's\n"
+	 "own get its graceful signal (Claude Code: SIGHUP, which removes its registry\n"
+	 "entry; the others: SIGTERM), then SIGTERM, then SIGKILL once --grace has\n"
+	 "passed; before every signal the process's start time is read again, and a pid\n"
+	 "that is another process's now is left alone. A process that merely names the id\n"
+	 "(an editor, a grep, a tool) and a shared service (Codex's app-server daemon,\n"
+	 "OpenCode's 'serve --service') are never signalled: each is listed, with what\n"
+	 "releases the session from it on stderr. Then the check runs again: exit 0 when\n"
+	 "the session is free, 4 when it is still in use (records preserved), 5 when no\n"
+	 "agent has that id. ID is a whole id. --dry-run prints the chain and signals\n"
+	 "nothing (exit 4 when a holder would be spared).",
+	 cli_stop_opts,
+	 "  agentgc stop claude 0b8e5a4c-1f2d-4c3b-9a8e-7d6c5b4a3f21 --grace 5s\n"
+	 "  agentgc stop --dry-run opencode ses_4f2a9c1e7b3d\n"},
 	{"help", cmd_help, "this list, or the help of one command", "[COMMAND]",
 	 "Print the list of commands, or what COMMAND does and all its options.", NULL,
 	 "  agentgc help purge\n"},
@@ -123,7 +158,7 @@ const cli_cmd cli_cmds[] = {
 };
 
 /* Commands SPEC describes that are not built yet: named as such, never "unknown". */
-static const char *const planned_cmds[] = {"export", "ps", "stop",
+static const char *const planned_cmds[] = {"export",
 					   "secrets", "mcp"};
 
 const cli_cmd *cli_cmd_find(const char *name)

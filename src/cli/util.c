@@ -777,7 +777,7 @@ static json_t *items_json(const agc_report *r, bool residual)
 	return a;
 }
 
-static json_t *holders_json(const agc_report *r)
+json_t *cli_holders_json(const agc_report *r)
 {
 	json_t *a = json_array();
 	size_t i;
@@ -854,15 +854,20 @@ static void json_put(FILE *f, const char *text)
 	fputc('\n', f);
 }
 
-void cli_json_print(json_t *o)
+void cli_json_fprint(FILE *f, json_t *o)
 {
 	char *s = json_dumps(o, JSON_COMPACT);
 
 	if (s) {
-		json_put(stdout, s);
+		json_put(f, s);
 		free(s);
 	}
 	json_decref(o);
+}
+
+void cli_json_print(json_t *o)
+{
+	cli_json_fprint(stdout, o);
 }
 
 void cli_report_json(const cli *c, const agc_report *r, const char *what)
@@ -877,7 +882,7 @@ void cli_report_json(const cli *c, const agc_report *r, const char *what)
 		json_object_set_new(o, "artifacts", items_json(r, false));
 		json_object_set_new(o, "residual", items_json(r, true));
 		json_object_set_new(o, "children", strs_json(agc_report_child_count(r), agc_report_child, r));
-		json_object_set_new(o, "holders", holders_json(r));
+		json_object_set_new(o, "holders", cli_holders_json(r));
 		cli_json_print(o);
 		return;
 	}
@@ -888,7 +893,7 @@ void cli_report_json(const cli *c, const agc_report *r, const char *what)
 		json_object_set_new(o, "in_use", json_boolean(st == AGC_ST_IN_USE));
 		if (st == AGC_ST_NOT_FOUND)
 			json_object_set_new(o, "status", json_string("not-found"));
-		json_object_set_new(o, "holders", holders_json(r));
+		json_object_set_new(o, "holders", cli_holders_json(r));
 		cli_json_print(o);
 		return;
 	}
@@ -904,7 +909,7 @@ void cli_report_json(const cli *c, const agc_report *r, const char *what)
 		cli_json_set_str(o, "reason", agc_report_skip(r));
 	json_object_set_new(o, "removed", items_json(r, false));
 	json_object_set_new(o, "residual", items_json(r, true));
-	json_object_set_new(o, "holders", holders_json(r));
+	json_object_set_new(o, "holders", cli_holders_json(r));
 	json_object_set_new(o, "children", strs_json(agc_report_child_count(r), agc_report_child, r));
 	if (agc_report_fork_count(r))
 		json_object_set_new(o, "forks", strs_json(agc_report_fork_count(r), agc_report_fork, r));

@@ -361,6 +361,9 @@ typedef struct agc_ls_sink {
 	void (*gate_file)(struct agc_ls_sink *s, size_t g, dev_t dev, ino_t ino);
 	void (*gate_agent_cwd)(struct agc_ls_sink *s, size_t g, dev_t dev, ino_t ino);
 	void (*gate_live)(struct agc_ls_sink *s, size_t g);
+	/* live because process pid holds it (a registry entry of a live pid, a held lock): ps
+	 * names the process; 0 when the lock's holder cannot be seen (gate_live's meaning) */
+	void (*gate_held)(struct agc_ls_sink *s, size_t g, pid_t pid, agc_why why);
 	/* g is a child of parent: whatever holds g holds parent too (its purge takes g along) */
 	void (*gate_parent)(struct agc_ls_sink *s, size_t g, size_t parent);
 } agc_ls_sink;
@@ -437,6 +440,20 @@ typedef struct agc_adapter {
 	 * May be NULL (no database). */
 	int (*databases)(agc_ctx *ctx, const agc_rootset *rs,
 			 int (*cb)(size_t root, const char *rel, void *ud), void *ud);
+	/* ps and stop (SPEC "ps and stop"): whether argv (NUL-separated) is a process of the
+	 * agent: its executable, or a runtime running its script (agc_argv_prog). NULL: none is
+	 * known. */
+	bool (*is_proc)(const char *argv, size_t len);
+	/* whether argv is one of the agent's shared services, which stop never signals; how a
+	 * person releases a session from it (for the hint). May be NULL. */
+	bool (*is_service)(const char *argv, size_t len);
+	const char *release;
+	/* the signal that makes the agent end its session cleanly (Claude: SIGHUP, which
+	 * removes its registry entry and socket); 0: SIGTERM */
+	int stop_signal;
+	/* the agent's own status of process pid where it records one (Claude's registry
+	 * status, of a live entry only): copied into out (size bytes), true; false: none */
+	bool (*proc_state)(agc_ctx *ctx, const agc_rootset *rs, pid_t pid, char *out, size_t size);
 } agc_adapter;
 
 extern const agc_adapter *const agc_adapter_table[]; /* NULL-terminated */

@@ -198,6 +198,48 @@ static void command_line(char *out, const char *argv, size_t len)
 	out[o] = '\0';
 }
 
+static bool is_runtime(const char *b, size_t l)
+{
+	return (l == 4 && memcmp(b, "node", 4) == 0) || (l == 6 && memcmp(b, "nodejs", 6) == 0) ||
+	       (l == 3 && memcmp(b, "bun", 3) == 0) || (l == 4 && memcmp(b, "deno", 4) == 0);
+}
+
+bool agc_argv_prog(const char *argv, size_t len, const char **base, size_t *bl)
+{
+	const char *p = argv, *end = argv + len;
+	bool runtime = false;
+
+	for (; p < end; p += strnlen(p, (size_t)(end - p)) + 1) {
+		size_t l = strnlen(p, (size_t)(end - p));
+		const char *b = memrchr(p, '/', l);
+
+		b = b ? b + 1 : p;
+		if (p == argv) {
+			if (!l)
+				return false;
+			if ((runtime = is_runtime(b, (size_t)(p + l - b))))
+				continue;
+		} else if (p[0] == '-' || !l) {
+			continue; /* a runtime's own option */
+		}
+		*base = b;
+		*bl = (size_t)(p + l - b);
+		return true;
+	}
+	return false;
+}
+
+bool agc_argv_has(const char *argv, size_t len, const char *arg)
+{
+	const char *p = argv, *end = argv + len;
+	size_t al = strlen(arg);
+
+	for (; p < end; p += strnlen(p, (size_t)(end - p)) + 1)
+		if (strnlen(p, (size_t)(end - p)) == al && memcmp(p, arg, al) == 0)
+			return true;
+	return false;
+}
+
 typedef struct file_key {
 	dev_t dev;
 	ino_t ino;
@@ -982,6 +1024,7 @@ done:
 typedef struct snap_file {
 	agc_devino id;
 	unsigned how;
+	pid_t pid;      /* the process (agc_snap_opts.keep_pids), else 0 */
 } snap_file;
 
 /* An agent process (agent_proc) and its current dir; whether a registry accounts for it is
@@ -1013,6 +1056,7 @@ static int snap_file_cb(const agc_devino *f, void *ud)
 		return -1;
 	e->id = *f;
 	e->how = sc->lhow;
+	e->pid = sc->snap->o->keep_pids ? sc->cur->pid : 0;
 	return 0;
 }
 
@@ -1024,10 +1068,11 @@ static int snap_file_cmp(const void *pa, const void *pb)
 		return a->id.dev < b->id.dev ? -1 : 1;
 	if (a->id.ino != b->id.ino)
 		return a->id.ino < b->id.ino ? -1 : 1;
-	return 0;
+	return a->pid < b->pid ? -1 : a->pid > b->pid;
 }
 
-/* Sort files[0..n) and merge the entries of one file; returns how many are left. */
+/* Sort files[0..n) and merge the entries of one file (of one process, with keep_pids); returns
+ * how many are left. */
 static size_t snap_files_merge(snap_file *v, size_t n)
 {
 	size_t i, k = 0;
@@ -1056,6 +1101,7 @@ static int snap_keep(scan *sc, const agc_devino *cwd, bool agent)
 		s->files.v[s->files.n++] = sc->lfiles.v[i];
 	if (cwd) {
 		s->files.v[s->files.n].id = *cwd;
+		s->files.v[s->files.n].pid = sc->snap->o->keep_pids ? sc->cur->pid : 0;
 		s->files.v[s->files.n++].how = SNAP_CWD;
 	}
 	if (agent) {
@@ -1180,23 +1226,75 @@ done:
 	return rc;
 }
 
-bool agc_snap_file(const agc_snap *s, dev_t dev, ino_t ino, bool no_exempt)
+/* The first entry of (dev, ino), or s->files.n. */
+static size_t snap_lower(const agc_snap *s, dev_t dev, ino_t ino)
 {
-	snap_file key = {{dev, ino}, 0};
-	const snap_file *e;
+	size_t lo = 0, hi = s->files.n;
 
-	if (!s || !s->files.n)
-		return false;
-	e = bsearch(&key, s->files.v, s->files.n, sizeof(*s->files.v), snap_file_cmp);
-	return e && ((e->how & (SNAP_FD | SNAP_CWD)) || ((e->how & SNAP_EXEMPT) && no_exempt));
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const agc_devino *m = &s->files.v[mid].id;
+
+		if (m->dev < dev || (m->dev == dev && m->ino < ino))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
 }
 
-bool agc_snap_agent_cwd(const agc_snap *s, dev_t dev, ino_t ino)
+/* Whether an entry's ways of being held make a holder: an fd, mapping or current dir of any
+ * process but an exempt service, whose fds and mappings count only for no_exempt files. */
+static bool snap_holds(unsigned how, bool no_exempt)
 {
-	size_t lo = 0, hi, i;
+	return (how & (SNAP_FD | SNAP_CWD)) || ((how & SNAP_EXEMPT) && no_exempt);
+}
+
+bool agc_snap_file(const agc_snap *s, dev_t dev, ino_t ino, bool no_exempt)
+{
+	size_t i;
 
 	if (!s)
 		return false;
+	for (i = snap_lower(s, dev, ino); i < s->files.n && s->files.v[i].id.dev == dev &&
+					 s->files.v[i].id.ino == ino; i++)
+		if (snap_holds(s->files.v[i].how, no_exempt))
+			return true;
+	return false;
+}
+
+int agc_snap_file_each(const agc_snap *s, dev_t dev, ino_t ino, bool no_exempt,
+		       int (*cb)(pid_t pid, agc_why why, bool serves, void *ud), void *ud)
+{
+	size_t i;
+	int rc;
+
+	if (!s)
+		return 0;
+	for (i = snap_lower(s, dev, ino); i < s->files.n && s->files.v[i].id.dev == dev &&
+					 s->files.v[i].id.ino == ino; i++) {
+		const snap_file *e = &s->files.v[i];
+
+		/* a current dir inside the session is the gate's cwd rule, an fd or a mapping
+		 * its open-file rule; what a shared service has open it serves */
+		if ((e->how & SNAP_CWD) && (rc = cb(e->pid, AGC_WHY_CWD, false, ud)) != 0)
+			return rc;
+		if ((e->how & SNAP_FD) && (rc = cb(e->pid, AGC_WHY_OPEN_FILE, false, ud)) != 0)
+			return rc;
+		if ((e->how & SNAP_EXEMPT) && (rc = cb(e->pid, AGC_WHY_OPEN_FILE, !no_exempt, ud)) != 0)
+			return rc;
+	}
+	return 0;
+}
+
+int agc_snap_agent_cwd_each(const agc_snap *s, dev_t dev, ino_t ino, int (*cb)(pid_t pid, void *ud),
+			    void *ud)
+{
+	size_t lo = 0, hi, i;
+	int rc;
+
+	if (!s)
+		return 0;
 	for (hi = s->agents.n; lo < hi;) {
 		size_t mid = lo + (hi - lo) / 2;
 		const agc_devino *c = &s->agents.v[mid].cwd;
@@ -1206,11 +1304,24 @@ bool agc_snap_agent_cwd(const agc_snap *s, dev_t dev, ino_t ino)
 		else
 			hi = mid;
 	}
-	/* asked once a project matches, as check_cwd asks: is any of them unaccounted for? */
+	/* asked once a project matches, as check_cwd asks: is it accounted for? */
 	for (i = lo; i < s->agents.n && s->agents.v[i].cwd.dev == dev && s->agents.v[i].cwd.ino == ino; i++)
-		if (!(s->accounted && s->accounted(s->agents.v[i].pid, s->accounted_ud)))
-			return true;
-	return false;
+		if (!(s->accounted && s->accounted(s->agents.v[i].pid, s->accounted_ud)) &&
+		    (rc = cb(s->agents.v[i].pid, ud)) != 0)
+			return rc;
+	return 0;
+}
+
+static int agent_cwd_any(pid_t pid, void *ud)
+{
+	(void)pid;
+	(void)ud;
+	return 1;
+}
+
+bool agc_snap_agent_cwd(const agc_snap *s, dev_t dev, ino_t ino)
+{
+	return agc_snap_agent_cwd_each(s, dev, ino, agent_cwd_any, NULL) != 0;
 }
 
 int agc_db_holders(const char *procroot, const char *path, agc_holders *out)

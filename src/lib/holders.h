@@ -54,6 +54,14 @@ int agc_holders_add_session(agc_holders *h, pid_t pid, agc_why why, const char *
  * when neither can be read); malloc'd, NULL when out of memory. */
 char *agc_holder_command_of(const char *procroot, pid_t pid);
 
+/* The executable argument of argv (NUL-separated, len bytes): argv[0], or when argv[0] is a
+ * runtime (node, nodejs, bun, deno) the script it runs (its first argument that is no option).
+ * Its basename goes to *base (bl bytes). Returns false when argv is empty or a runtime runs no
+ * script. */
+bool agc_argv_prog(const char *argv, size_t len, const char **base, size_t *bl);
+/* Whether one argument of argv equals arg. */
+bool agc_argv_has(const char *argv, size_t len, const char *arg);
+
 typedef struct agc_gate_file {
 	agc_devino id;
 	const char *label;   /* shown as the holder's "what" (a path) */
@@ -136,6 +144,8 @@ typedef struct agc_snap_opts {
 	bool (*agent_proc)(const char *argv, size_t argv_len);
 	bool (*accounted)(pid_t pid, void *ud);
 	void *accounted_ud;
+	/* keep which process holds each file (ps: agc_snap_file_each), not only that one does */
+	bool keep_pids;
 } agc_snap_opts;
 
 /* Take the snapshot. Returns 0, or -1 (error set) when the process table cannot be read at
@@ -145,8 +155,17 @@ void agc_snap_free(agc_snap *s);
 /* Whether a process has the file (dev, ino) open or mapped, or as its current dir; an
  * exempt process's fds and mappings count only when no_exempt. */
 bool agc_snap_file(const agc_snap *s, dev_t dev, ino_t ino, bool no_exempt);
+/* With keep_pids: cb for each process that has (dev, ino) open or mapped (why open-file) or
+ * as its current dir (why cwd); serves is set for an exempt service's fd or mapping of a file
+ * that is not no_exempt (it holds nothing by it: it serves the session). cb returns nonzero
+ * to stop (returned); 0 when done. Without keep_pids each pid is 0. */
+int agc_snap_file_each(const agc_snap *s, dev_t dev, ino_t ino, bool no_exempt,
+		       int (*cb)(pid_t pid, agc_why why, bool serves, void *ud), void *ud);
 /* Whether an agent process (agent_proc) that accounted does not account for runs with
  * (dev, ino) as its current dir. */
 bool agc_snap_agent_cwd(const agc_snap *s, dev_t dev, ino_t ino);
+/* cb for each such process (nonzero stops, returned). */
+int agc_snap_agent_cwd_each(const agc_snap *s, dev_t dev, ino_t ino, int (*cb)(pid_t pid, void *ud),
+			    void *ud);
 
 #endif

@@ -304,6 +304,8 @@ static int parse_stat(const char *path, char *text, agc_proc *out)
 			p++;
 		if (!*p || *p == '\n')
 			return agc_error_set(-1, "cannot parse '%s': only %d fields", path, field - 1);
+		if (field == 3)
+			out->state = *p;
 		if (field == 4 || field == 22) {
 			if (*p < '0' || *p > '9')
 				return agc_error_set(-1, "cannot parse '%s': field %d is not a number", path,

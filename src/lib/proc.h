@@ -20,6 +20,7 @@ typedef struct agc_proc {
 	uid_t uid;                 /* real uid */
 	unsigned long long start;  /* start time in clock ticks since boot (Linux stat field 22) */
 	char comm[64];             /* the kernel's short name */
+	char state;                /* the kernel's state letter (R running, S sleeping, Z zombie...) */
 } agc_proc;
 
 /* Call cb for every process visible under procroot (normally "/proc"). A process that vanishes

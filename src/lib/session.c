@@ -932,6 +932,10 @@ typedef struct ls_gate {
 	struct { char *v; size_t n, cap; } idtext;  /* NUL-terminated, one after another */
 	struct { size_t *v; size_t n, cap; } idoff;
 	struct { uint32_t *v; size_t n, cap; } ident;
+	/* ps: which process holds (or, a shared service, serves) each entry, kept only when asked
+	 * for (agc_ls_held); an entry live for a reason no process stands for has pid 0 */
+	bool want_held;
+	struct { agc_held_ent *v; size_t n, cap; } held;
 } ls_gate;
 
 /* The selectors of --project, --project-gone and --grep (SPEC "Commands", ls), prepared once
@@ -1019,9 +1023,29 @@ static void gate_take(ls_collect *c)
 			o.accounted_ud = &c->acct;
 			break;
 		}
+	o.keep_pids = G->want_held;
 	if (agc_snap_take(&o, &G->snap) < 0)
 		G->snap = NULL;
 	agc_error_set(-1, "%s", before);
+}
+
+/* ps: entry g is held (or served) by pid for why. A list that cannot grow leaves pid 0 in
+ * the last slot's place: the entry stays live, its process unnamed. */
+static void held_add(ls_gate *G, size_t g, pid_t pid, agc_why why, bool serves)
+{
+	agc_held_ent *h;
+
+	if (!G->want_held)
+		return;
+	if (G->held.n && G->held.v[G->held.n - 1].g == g && G->held.v[G->held.n - 1].pid == pid &&
+	    G->held.v[G->held.n - 1].why == why && G->held.v[G->held.n - 1].serves == serves)
+		return;
+	if (!(h = AGC_ARRAY_PUSH(&G->held, LS_GATE_MAX))) {
+		if (G->held.n)
+			G->held.v[G->held.n - 1] = (agc_held_ent){g, 0, AGC_WHY_UNREADABLE, false};
+		return;
+	}
+	*h = (agc_held_ent){g, pid, why, serves};
 }
 
 static size_t gate_new(agc_ls_sink *s, size_t agent)
@@ -1037,6 +1061,8 @@ static size_t gate_new(agc_ls_sink *s, size_t agent)
 	e->parent = LS_GATE_NONE;
 	/* no snapshot: nothing can be shown free */
 	e->live = !c->gate.snap;
+	if (e->live)
+		held_add(&c->gate, c->gate.ents.n - 1, 0, AGC_WHY_UNREADABLE, false);
 	return c->gate.ents.n - 1;
 }
 
@@ -1053,8 +1079,20 @@ static void gate_live(agc_ls_sink *s, size_t g)
 {
 	ls_collect *c = (ls_collect *)s;
 
-	if (g < c->gate.ents.n)
+	if (g < c->gate.ents.n) {
 		c->gate.ents.v[g].live = true;
+		held_add(&c->gate, g, 0, AGC_WHY_UNREADABLE, false);
+	}
+}
+
+static void gate_held(agc_ls_sink *s, size_t g, pid_t pid, agc_why why)
+{
+	ls_collect *c = (ls_collect *)s;
+
+	if (g < c->gate.ents.n) {
+		c->gate.ents.v[g].live = true;
+		held_add(&c->gate, g, pid, why, false);
+	}
 }
 
 static void gate_id(agc_ls_sink *s, size_t g, const char *id)
@@ -1064,7 +1102,8 @@ static void gate_id(agc_ls_sink *s, size_t g, const char *id)
 	size_t len = strlen(id) + 1, *off;
 	uint32_t *ent;
 
-	if (g >= G->ents.n || G->ents.v[g].live)
+	/* ps asks who holds it, not only whether anything does */
+	if (g >= G->ents.n || (G->ents.v[g].live && !G->want_held))
 		return;
 	if (agc_array_grow((void **)&G->idtext.v, &G->idtext.cap, G->idtext.n + len, 1, LS_GATE_MAX) < 0 ||
 	    !(off = AGC_ARRAY_PUSH(&G->idoff, LS_GATE_MAX))) {
@@ -1082,17 +1121,52 @@ static void gate_id(agc_ls_sink *s, size_t g, const char *id)
 	G->idtext.n += len;
 }
 
+typedef struct held_visit {
+	ls_gate *G;
+	size_t g;
+	bool any;
+} held_visit;
+
+static int held_file_cb(pid_t pid, agc_why why, bool serves, void *ud)
+{
+	held_visit *v = ud;
+
+	held_add(v->G, v->g, pid, why, serves);
+	v->any = v->any || !serves;
+	return 0;
+}
+
 static void gate_file(agc_ls_sink *s, size_t g, dev_t dev, ino_t ino)
 {
 	ls_collect *c = (ls_collect *)s;
 	ls_gate_ent *e;
+	bool no_exempt;
 
 	if (g >= c->gate.ents.n)
 		return;
 	e = &c->gate.ents.v[g];
 	/* the exemption of one agent's shared service is not another agent's */
-	if (!e->live && agc_snap_file(c->gate.snap, dev, ino, !agc_adapter_table[e->agent]->exempt))
+	no_exempt = !agc_adapter_table[e->agent]->exempt;
+	if (c->gate.want_held) {
+		/* the same answer as agc_snap_file, each process that gives it named */
+		held_visit v = {&c->gate, g, false};
+
+		agc_snap_file_each(c->gate.snap, dev, ino, no_exempt, held_file_cb, &v);
+		if (v.any)
+			e->live = true;
+		return;
+	}
+	if (!e->live && agc_snap_file(c->gate.snap, dev, ino, no_exempt))
 		e->live = true;
+}
+
+static int held_cwd_cb(pid_t pid, void *ud)
+{
+	held_visit *v = ud;
+
+	held_add(v->G, v->g, pid, AGC_WHY_CWD, false);
+	v->any = true;
+	return 0;
 }
 
 static void gate_agent_cwd(agc_ls_sink *s, size_t g, dev_t dev, ino_t ino)
@@ -1103,8 +1177,17 @@ static void gate_agent_cwd(agc_ls_sink *s, size_t g, dev_t dev, ino_t ino)
 	if (g >= c->gate.ents.n)
 		return;
 	e = &c->gate.ents.v[g];
-	if (!e->live && c->gate.has_cwd_agent && e->agent == c->gate.cwd_agent &&
-	    agc_snap_agent_cwd(c->gate.snap, dev, ino))
+	if (!c->gate.has_cwd_agent || e->agent != c->gate.cwd_agent)
+		return;
+	if (c->gate.want_held) {
+		held_visit v = {&c->gate, g, false};
+
+		agc_snap_agent_cwd_each(c->gate.snap, dev, ino, held_cwd_cb, &v);
+		if (v.any)
+			e->live = true;
+		return;
+	}
+	if (!e->live && agc_snap_agent_cwd(c->gate.snap, dev, ino))
 		e->live = true;
 }
 
@@ -1115,6 +1198,7 @@ static void ls_gate_release(ls_gate *G)
 	free(G->idtext.v);
 	free(G->idoff.v);
 	free(G->ident.v);
+	free(G->held.v);
 	memset(G, 0, sizeof(*G));
 }
 
@@ -1150,6 +1234,16 @@ void agc_ls_gate_parent(agc_ls_sink *s, size_t g, size_t parent)
 void agc_ls_gate_live(agc_ls_sink *s, size_t g)
 {
 	if (s && s->gate_live && g != AGC_LS_NO_GATE)
+		s->gate_live(s, g);
+}
+
+void agc_ls_gate_held(agc_ls_sink *s, size_t g, pid_t pid, agc_why why)
+{
+	if (g == AGC_LS_NO_GATE || !s)
+		return;
+	if (s->gate_held)
+		s->gate_held(s, g, pid, why);
+	else if (s->gate_live)
 		s->gate_live(s, g);
 }
 
@@ -1566,12 +1660,16 @@ static void ls_gate_ids(agc_ctx *ctx, ls_gate *G)
 	if (agc_holders_scan(&q, &h) < 0)
 		goto unreadable;
 	for (i = 0; i < h.n; i++)
-		if (h.v[i].session < G->ents.n)
+		if (h.v[i].session < G->ents.n) {
 			G->ents.v[h.v[i].session].live = true;
+			held_add(G, h.v[i].session, h.v[i].pid, h.v[i].why, false);
+		}
 	goto out;
 unreadable:
-	for (i = 0; i < G->ents.n; i++)
+	for (i = 0; i < G->ents.n; i++) {
 		G->ents.v[i].live = true;
+		held_add(G, i, 0, AGC_WHY_UNREADABLE, false);
+	}
 out:
 	agc_holders_release(&h);
 	free(ids);
@@ -1742,8 +1840,49 @@ out:
 	return order;
 }
 
-int agc_ls(agc_ctx *ctx, const agc_ls_opts *opts, int (*cb)(const agc_session_info *s, void *ud),
-	   void *ud)
+/* ps: each held entry of the gate told as its root session's (the one a purge or a stop is
+ * given: a child's holder holds its root too), after the gate's answers are complete. */
+static int ls_tell_held(ls_collect *c, int (*hcb)(const agc_held *h, void *ud), void *hud)
+{
+	ls_gate *G = &c->gate;
+	size_t *rootrow = NULL, i, k, up;
+	int rc = 0;
+
+	if (!G->ents.n)
+		return 0;
+	if (!(rootrow = malloc(G->ents.n * sizeof(*rootrow))))
+		return agc_error_oom();
+	for (i = 0; i < G->ents.n; i++)
+		rootrow[i] = (size_t)-1;
+	for (i = 0; i < c->rows.n; i++) {
+		const ls_row *r = &c->rows.v[i];
+
+		if (r->gate < G->ents.n && (!r->info.parent || r->info.parent_gone) &&
+		    rootrow[r->gate] == (size_t)-1)
+			rootrow[r->gate] = i;
+	}
+	for (i = 0; rc == 0 && i < G->held.n; i++) {
+		const agc_held_ent *e = &G->held.v[i];
+		agc_held h;
+
+		/* bounded: a cycle of parents ends */
+		for (up = e->g, k = 0; G->ents.v[up].parent < G->ents.n && k < G->ents.n; k++)
+			up = G->ents.v[up].parent;
+		if (rootrow[up] == (size_t)-1)
+			continue;
+		h.agent = c->rows.v[rootrow[up]].info.agent;
+		h.id = c->rows.v[rootrow[up]].info.id;
+		h.pid = e->pid;
+		h.why = e->why;
+		h.serves = e->serves;
+		rc = hcb(&h, hud);
+	}
+	free(rootrow);
+	return rc < 0 ? -1 : 0;
+}
+
+static int ls_run(agc_ctx *ctx, const agc_ls_opts *opts, int (*cb)(const agc_session_info *s, void *ud),
+		  void *ud, int (*hcb)(const agc_held *h, void *ud), void *hud)
 {
 	char failed[2048];
 	ls_collect c;
@@ -1773,6 +1912,8 @@ int agc_ls(agc_ctx *ctx, const agc_ls_opts *opts, int (*cb)(const agc_session_in
 	c.sink.gate_file = gate_file;
 	c.sink.gate_agent_cwd = gate_agent_cwd;
 	c.sink.gate_live = gate_live;
+	c.sink.gate_held = gate_held;
+	c.gate.want_held = hcb != NULL;
 	c.sink.gate_parent = gate_parent;
 	c.opts = opts;
 	c.ctx = ctx;
@@ -1805,6 +1946,8 @@ int agc_ls(agc_ctx *ctx, const agc_ls_opts *opts, int (*cb)(const agc_session_in
 	for (i = 0; i < c.rows.n; i++)
 		if (c.rows.v[i].gate < c.gate.ents.n)
 			c.rows.v[i].info.live = c.gate.ents.v[c.rows.v[i].gate].live;
+	if (hcb && ls_tell_held(&c, hcb, hud) < 0)
+		rc = -1;
 	ls_gate_release(&c.gate);
 	if (c.rows.n > 1)
 		qsort_r(c.rows.v, c.rows.n, sizeof(*c.rows.v), cmp_rows, (void *)&opts->sort);
@@ -1824,4 +1967,33 @@ int agc_ls(agc_ctx *ctx, const agc_ls_opts *opts, int (*cb)(const agc_session_in
 	agc_strpool_release(&c.projects);
 	select_release(&c.sel);
 	return rc;
+}
+
+int agc_ls(agc_ctx *ctx, const agc_ls_opts *opts, int (*cb)(const agc_session_info *s, void *ud),
+	   void *ud)
+{
+	return ls_run(ctx, opts, cb, ud, NULL, NULL);
+}
+
+static int held_row_cb(const agc_session_info *s, void *ud)
+{
+	(void)s;
+	(void)ud;
+	return 0;
+}
+
+int agc_ls_held(agc_ctx *ctx, unsigned agents, int (*cb)(const agc_held *h, void *ud), void *ud,
+		void (*warn)(const char *msg, void *ud))
+{
+	agc_ls_opts o;
+
+	memset(&o, 0, sizeof(o));
+	o.version = AGC_LS_OPTS_VERSION;
+	o.agents = agents;
+	/* every session, children and orphans too: each held entry is told as its root's */
+	o.children = 1;
+	o.orphans = 1;
+	o.warn = warn;
+	o.warn_ud = ud;
+	return ls_run(ctx, &o, held_row_cb, NULL, cb, ud);
 }

@@ -73,6 +73,36 @@ void agc_ls_gate_id(struct agc_ls_sink *s, size_t g, const char *id);
 void agc_ls_gate_file(struct agc_ls_sink *s, size_t g, const struct stat *st);
 void agc_ls_gate_agent_cwd(struct agc_ls_sink *s, size_t g, const struct stat *st);
 void agc_ls_gate_live(struct agc_ls_sink *s, size_t g);
+void agc_ls_gate_held(struct agc_ls_sink *s, size_t g, pid_t pid, agc_why why);
+
+/* ps: what holds a gate entry of ls (kept only for agc_ls_held). */
+typedef struct agc_held_ent {
+	size_t g;
+	pid_t pid;      /* 0: live for a reason no process stands for (cannot be told) */
+	agc_why why;
+	bool serves;    /* a shared service's open file: it serves the session, holds nothing */
+} agc_held_ent;
+
+/* One process's hold on a session, as ls's gate found it (R5: what ls calls live, and so
+ * in-use calls in use). */
+typedef struct agc_held {
+	const char *agent;
+	const char *id;  /* the root session: what purge and stop are given (a child's holder
+			    holds its root too) */
+	pid_t pid;       /* 0: no process to name (the process table or a registry could not be
+			    read, a lock whose holder cannot be seen) */
+	agc_why why;
+	bool serves;     /* the process is a shared service that has the session's files open:
+			    it holds nothing by it (the gate's exemption) */
+} agc_held;
+
+/* ps: list every session of the agents (a mask, 0 = all; children and orphans too), with ls's
+ * gate, and call cb for each hold, in no particular order, strings valid during the call (the
+ * same (session, pid, why) may come more than once). A root session is live in ls exactly
+ * when some hold without serves is told for it. warn gets what could not be read (may be
+ * NULL), with ud. Returns 0, or -1 when a listing failed or cb returned nonzero. */
+int agc_ls_held(agc_ctx *ctx, unsigned agents, int (*cb)(const agc_held *h, void *ud), void *ud,
+		void (*warn)(const char *msg, void *ud));
 void agc_ls_gate_parent(struct agc_ls_sink *s, size_t g, size_t parent);
 
 /* The figures of everything a plan holds: its artifacts, its row sets, its line sets. */

@@ -273,6 +273,28 @@ spawn_argv() {
 	wait_exec "$LAST_PID" "perl -e sleep 1000 -- $*"
 }
 
+# A process whose executable argument is NAME (a link to perl under that name: an agent's
+# process as ps and stop tell them), run with perl's ARGS (so argv keeps each argument whole:
+# `spawn_as opencode -e 'sleep 1000' serve --service`); redirections apply to it, but fd 3.
+spawn_as() {
+	local name=$1
+	shift
+	mkdir -p "$BATS_TEST_TMPDIR/bin"
+	ln -sf "$(command -v perl)" "$BATS_TEST_TMPDIR/bin/$name"
+	spawn "$BATS_TEST_TMPDIR/bin/$name" "$@"
+	wait_exec "$LAST_PID" "$name $1"
+}
+
+# A generated home of N OpenCode sessions and nothing else; S the first root session's id.
+oc_small_home() {
+	need_fixture
+	rm -rf "$HOME"
+	"$AGENTGC_FIXTURE" --home "$HOME" --tmp "$TMPDIR" --claude 0 --opencode "${1:-2}" --now "$NOW" --quiet
+	mkdir -p "$TMPDIR"
+	S=$(agc ls --agent opencode --ids | head -n1)
+	[[ -n $S ]]
+}
+
 # ---- building sessions ------------------------------------------------------------------
 
 # A project working directory (a real dir, so that its path is what getcwd would give).

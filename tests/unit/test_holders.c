@@ -1256,6 +1256,44 @@ static void mixcase(char *out, const char *id)
  * answers: fds, mappings and current dirs of plain and exempt processes, and agent processes
  * at a project, accounted for or not (asked only there), among processes that name ids in
  * every way; on enough processes that the scan runs on several threads. */
+/* ps: the processes a snapshot with keep_pids names for a file or project */
+typedef struct pidset {
+	pid_t v[64];
+	size_t n;
+} pidset;
+
+static void pidset_add(pidset *s, pid_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		if (s->v[i] == pid)
+			return;
+	assert_true(s->n < 64);
+	s->v[s->n++] = pid;
+}
+
+static int pid_cmp(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int snap_pid_cb(pid_t pid, agc_why why, bool serves, void *ud)
+{
+	(void)why;
+	if (!serves)
+		pidset_add(ud, pid);
+	return 0;
+}
+
+static int snap_cwd_pid_cb(pid_t pid, void *ud)
+{
+	pidset_add(ud, pid);
+	return 0;
+}
+
 static void test_snap_agrees_with_scan(void **state)
 {
 	enum { NP = 700, NID = 300, NF = 200, NPROJ = 40 };
@@ -1263,7 +1301,7 @@ static void test_snap_agrees_with_scan(void **state)
 	char ids[NID][64], text[4096], mixed[64];
 	agc_devino files[NF], proj[NPROJ];
 	agc_snap_opts o;
-	agc_snap *sn = NULL;
+	agc_snap *sn = NULL, *snp = NULL;
 	size_t i, n_held = 0, n_free = 0;
 
 	(void)state;
@@ -1369,6 +1407,9 @@ static void test_snap_agrees_with_scan(void **state)
 	accounted_calls = 0;
 	assert_int_equal(agc_snap_take(&o, &sn), 0);
 	assert_non_null(sn);
+	/* ps: the same snapshot naming its processes */
+	o.keep_pids = true;
+	assert_int_equal(agc_snap_take(&o, &snp), 0);
 	/* asked only when a project matches, on this thread: never while the snapshot is taken */
 	assert_int_equal(accounted_calls, 0);
 	for (i = 0; i < 600; i++) {
@@ -1409,6 +1450,24 @@ static void test_snap_agrees_with_scan(void **state)
 		}
 		assert_int_equal(agc_holders_scan(&q, &h), 0);
 		want = h.n > 0;
+		{
+			pidset ws = {{0}, 0}, gs = {{0}, 0};
+			size_t k;
+
+			for (k = 0; k < h.n; k++)
+				pidset_add(&ws, h.v[k].pid);
+			if (q.n_files)
+				assert_int_equal(agc_snap_file_each(snp, gf.id.dev, gf.id.ino, gf.no_exempt,
+								    snap_pid_cb, &gs), 0);
+			if (q.agent_cwd)
+				assert_int_equal(agc_snap_agent_cwd_each(snp, project.id.dev, project.id.ino,
+									 snap_cwd_pid_cb, &gs), 0);
+			qsort(ws.v, ws.n, sizeof(*ws.v), pid_cmp);
+			qsort(gs.v, gs.n, sizeof(*gs.v), pid_cmp);
+			if (ws.n != gs.n || memcmp(ws.v, gs.v, ws.n * sizeof(*ws.v)) != 0)
+				fail_msg("case %zu (%s): the scan names %zu processes, the snapshot with pids %zu",
+					 i, id, ws.n, gs.n);
+		}
 		agc_holders_release(&h);
 		got = (q.n_files && agc_snap_file(sn, gf.id.dev, gf.id.ino, gf.no_exempt)) ||
 		      (q.agent_cwd && agc_snap_agent_cwd(sn, project.id.dev, project.id.ino));
@@ -1422,6 +1481,7 @@ static void test_snap_agrees_with_scan(void **state)
 	assert_true(n_held > 60);
 	assert_true(n_free > 60);
 	agc_snap_free(sn);
+	agc_snap_free(snp);
 }
 
 /* A process table that cannot be read gives no snapshot (the caller counts every session in

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <math.h>
 #include <nettle/sha2.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -3747,7 +3748,7 @@ static void mark_live(rows *r, agc_ctx *ctx, agc_ls_sink *sink, const agc_root *
 				cand[AGC_UUID_LEN] = '\0';
 				if (agc_id_is_uuid(cand, AGC_UUID_LEN) && (w = rows_find(r, cand))) {
 					w->live = true;
-					agc_ls_gate_live(sink, w->gate);
+					agc_ls_gate_held(sink, w->gate, pid, AGC_WHY_REGISTRY);
 				}
 			}
 			continue;
@@ -3758,7 +3759,9 @@ static void mark_live(rows *r, agc_ctx *ctx, agc_ls_sink *sink, const agc_root *
 
 			if (v == AGC_CLAUDE_REG_LIVE || v == AGC_CLAUDE_REG_FOREIGN) {
 				w->live = true;
-				agc_ls_gate_live(sink, w->gate);
+				/* a pid of another machine or namespace names no process here */
+				agc_ls_gate_held(sink, w->gate, v == AGC_CLAUDE_REG_LIVE ? pid : 0,
+						 AGC_WHY_REGISTRY);
 			} else if (v == AGC_CLAUDE_REG_STALE)
 				charge_stale(w, sink, d, e->d_name, pid, agc_json_str(j, "procStart"), tmp);
 		}
@@ -3955,6 +3958,42 @@ out:
 	return rc;
 }
 
+/* ps: the status a live registry entry of pid records (formats/claude-code.md §5: busy,
+ * shell, idle, waiting), copied when it is a plain word. */
+static bool claude_proc_state(agc_ctx *ctx, const agc_rootset *rs, pid_t pid, char *out, size_t size)
+{
+	int cfg = rs->v[R_CONFIG].exists && rs->v[R_CONFIG].real ? agc_walk_open_root(rs->v[R_CONFIG].real) : -1;
+	agc_buf text = AGC_BUF_INIT_MAX(REGISTRY_MAX + 1);
+	char name[32], id[AGC_ID_MAX];
+	const char *sid, *st;
+	bool yes = false;
+	json_t *j;
+	DIR *d;
+
+	if (cfg < 0)
+		return false;
+	d = agc_dir_at(cfg, "sessions");
+	close(cfg);
+	if (!d)
+		return false;
+	snprintf(name, sizeof(name), "%ld.json", (long)pid);
+	if (agc_read_at(dirfd(d), name, REGISTRY_MAX, &text) == 0 &&
+	    (j = agc_json_parse(text.ptr, text.len))) {
+		sid = agc_json_str(j, "sessionId");
+		st = agc_json_str(j, "status");
+		if (sid && st && agc_id_uuid(sid, id) == 0 && *st && strlen(st) < size &&
+		    strspn(st, "abcdefghijklmnopqrstuvwxyz-_") == strlen(st) &&
+		    agc_claude_registry_judge(ctx->procroot, pid, text.ptr, text.len, id) == AGC_CLAUDE_REG_LIVE) {
+			memcpy(out, st, strlen(st) + 1);
+			yes = true;
+		}
+		json_decref(j);
+	}
+	closedir(d);
+	agc_buf_release(&text);
+	return yes;
+}
+
 const agc_adapter agc_adapter_claude = {
 	.name = "claude",
 	.bit = AGC_AGENT_CLAUDE,
@@ -3974,4 +4013,7 @@ const agc_adapter agc_adapter_claude = {
 	.run_free = claude_run_free,
 	.run_renew = claude_run_renew,
 	.unnamed = claude_unnamed,
+	.is_proc = claude_agent_proc,
+	.stop_signal = SIGHUP,
+	.proc_state = claude_proc_state,
 };

@@ -1742,6 +1742,34 @@ static bool lock_held(const agc_flocks *t, int trc, int dfd, const char *name)
 	return rc != 0 && rc != AGC_ENOTFOUND;
 }
 
+typedef struct lock_pids {
+	agc_ls_sink *sink;
+	size_t gate;
+	size_t n;
+} lock_pids;
+
+static void lock_pid_cb(pid_t pid, void *ud)
+{
+	lock_pids *lp = ud;
+
+	lp->n++;
+	agc_ls_gate_held(lp->sink, lp->gate, pid, AGC_WHY_LOCK);
+}
+
+/* A held lock's holders as the kernel's table names them (ps); a lock held by a process the
+ * table does not show (the probe's answer) is held all the same, by no one ps can name. */
+static void held_by(const agc_flocks *t, int trc, int dfd, const char *name, agc_ls_sink *sink, size_t gate)
+{
+	lock_pids lp = {sink, gate, 0};
+	struct stat st;
+	bool differs = false;
+
+	if (trc == 1 && fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+		agc_flocks_find(t, st.st_dev, st.st_ino, lock_pid_cb, &lp, &differs);
+	if (!lp.n)
+		agc_ls_gate_held(sink, gate, 0, AGC_WHY_LOCK);
+}
+
 static void live_locks(crows *R, const char *procroot, int homefd, agc_ls_sink *sink)
 {
 	DIR *d = agc_dir_at(homefd, "thread-writer-locks");
@@ -1770,7 +1798,7 @@ static void live_locks(crows *R, const char *procroot, int homefd, agc_ls_sink *
 		if (agc_id_uuid(tmp, id) < 0 || strcmp(tmp, id) != 0 || !(r = crow_find(R, id)))
 			continue;
 		if (lock_held(&t, trc, dirfd(d), e->d_name))
-			agc_ls_gate_live(sink, r->gate);
+			held_by(&t, trc, dirfd(d), e->d_name, sink, r->gate);
 	}
 	agc_flocks_free(&t);
 	closedir(d);
@@ -2218,6 +2246,25 @@ static int cx_databases(agc_ctx *ctx, const agc_rootset *rs, int (*cb)(size_t ro
 
 static const char *const cx_env[] = {"CODEX_THREAD_ID", "CODEX_SESSION_ID", NULL};
 
+/* ps and stop: Codex's own processes: the native binary (codex), or node running the npm
+ * package's bin/codex.js. */
+static bool cx_is_proc(const char *argv, size_t len)
+{
+	const char *b;
+	size_t bl;
+
+	return agc_argv_prog(argv, len, &b, &bl) &&
+	       ((bl == 5 && memcmp(b, "codex", 5) == 0) || (bl == 8 && memcmp(b, "codex.js", 8) == 0));
+}
+
+/* The managed app-server daemon (formats/codex.md §5): shared by every TUI, it keeps a thread's
+ * writer lock after its TUI exits. */
+static bool cx_is_service(const char *argv, size_t len)
+{
+	return cx_is_proc(argv, len) && agc_argv_has(argv, len, "app-server") &&
+	       agc_argv_has(argv, len, "--managed-daemon");
+}
+
 const agc_adapter agc_adapter_codex = {
 	.name = "codex",
 	.bit = AGC_AGENT_CODEX,
@@ -2232,4 +2279,7 @@ const agc_adapter agc_adapter_codex = {
 	.run_new = cx_run_new,
 	.run_free = cx_run_free,
 	.databases = cx_databases,
+	.is_proc = cx_is_proc,
+	.is_service = cx_is_service,
+	.release = "'codex app-server daemon stop' releases every thread Codex's daemon holds",
 };

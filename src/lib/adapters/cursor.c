@@ -1474,6 +1474,27 @@ static int cu_databases(agc_ctx *ctx, const agc_rootset *rs, int (*cb)(size_t ro
 	return rc;
 }
 
+/* ps and stop: Cursor's agent: the cursor-agent launcher, or the node it execs, running a
+ * script from the cursor-agent install (formats/cursor.md §5: the holder shows as node). */
+static bool cu_is_proc(const char *argv, size_t len)
+{
+	const char *b;
+	size_t bl;
+
+	if (!agc_argv_prog(argv, len, &b, &bl))
+		return false;
+	if (bl == 12 && memcmp(b, "cursor-agent", 12) == 0)
+		return true;
+	/* the script's path: b lies inside the argument, which starts after the previous NUL */
+	{
+		const char *a = b;
+
+		while (a > argv && a[-1] != '\0')
+			a--;
+		return a != argv && memmem(a, (size_t)(b + bl - a), "/cursor-agent/", 14) != NULL;
+	}
+}
+
 const agc_adapter agc_adapter_cursor = {
 	.name = "cursor",
 	.bit = AGC_AGENT_CURSOR,
@@ -1484,4 +1505,5 @@ const agc_adapter agc_adapter_cursor = {
 	.list = cu_list,
 	.root_holds = cu_root_holds,
 	.databases = cu_databases,
+	.is_proc = cu_is_proc,
 };

@@ -2627,6 +2627,21 @@ static int oc_databases(agc_ctx *ctx, const agc_rootset *rs, int (*cb)(size_t ro
 	return rc;
 }
 
+/* ps and stop: OpenCode's own processes: an executable argument named opencode* (the
+ * binary, the npm package's bin/opencode script run by node or bun). */
+static bool oc_is_proc(const char *argv, size_t len)
+{
+	const char *b;
+	size_t bl;
+
+	return agc_argv_prog(argv, len, &b, &bl) && bl >= 8 && memcmp(b, "opencode", 8) == 0;
+}
+
+static bool oc_is_service(const char *argv, size_t len)
+{
+	return oc_exempt(argv, len, NULL);
+}
+
 const agc_adapter agc_adapter_opencode = {
 	.name = "opencode",
 	.bit = AGC_AGENT_OPENCODE,
@@ -2641,4 +2656,8 @@ const agc_adapter agc_adapter_opencode = {
 	.exempt = oc_exempt,
 	.service = "'opencode serve --service' (OpenCode's shared service)",
 	.databases = oc_databases,
+	.is_proc = oc_is_proc,
+	.is_service = oc_is_service,
+	.release = "OpenCode's service serves every session of its database and is never stopped "
+		   "by agentgc: end it from OpenCode once its sessions are done",
 };
