@@ -17,9 +17,12 @@ zlib1g-dev libcmocka-dev bats jq sqlite3 procps util-linux git python3 nodejs np
 ca-certificates dpkg-dev debhelper build-essential"
 # zsh, fish, groff-base: the tests of the shell completions and of the man page.
 PKGS="$PKGS zsh fish groff-base"
+# lsof (with procps's ps): the process backend of macOS and the BSDs, which the end-to-end
+# tests also run on Linux (AGENTGC_PROC_BACKEND=ps).
+PKGS="$PKGS lsof"
 
-# hyperfine, time (/usr/bin/time -v), lsof and psmisc (fuser): the benchmark and its peers.
-PKGS_BENCH="hyperfine time lsof psmisc"
+# hyperfine, time (/usr/bin/time -v) and psmisc (fuser): the benchmark and its peers.
+PKGS_BENCH="hyperfine time psmisc"
 
 check=no
 for a in "$@"; do

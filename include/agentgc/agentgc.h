@@ -550,13 +550,15 @@ typedef struct agc_stop_proc {
 				run: the chain it would get */
 	const char *const *signals;
 	const char *result;  /* "exited" (it ended after a signal), "killed" (after SIGKILL),
-				"gone" (it ended before any signal), "changed" (its pid is another
-				process's now: left alone), "alive" (SIGKILL did not end it in
-				time), "spared", "dry-run" */
+				"gone" (it ended, or stopped holding the session, before any signal),
+				"changed" (its pid is another process's now: left alone), "alive"
+				(SIGKILL did not end it in time, or it could not be looked at any
+				more), "denied" (a signal was refused: EPERM), "spared", "dry-run" */
 } agc_stop_proc;
 
 #define AGC_STOP_OPTS_VERSION 1
 #define AGC_STOP_GRACE_DEFAULT_MS ((int64_t)10 * 1000)
+#define AGC_STOP_GRACE_MAX_MS ((int64_t)3600 * 1000)
 #ifdef __cplusplus
 #define AGC_STOP_OPTS_INIT {AGC_STOP_OPTS_VERSION}
 #else
@@ -565,7 +567,8 @@ typedef struct agc_stop_proc {
 
 typedef struct agc_stop_opts {
 	unsigned int version; /* AGC_STOP_OPTS_VERSION: set by AGC_STOP_OPTS_INIT */
-	int64_t grace_ms;     /* from the first signal to SIGKILL (>= 0; AGC_STOP_OPTS_INIT: 10 s) */
+	int64_t grace_ms;     /* from the first signal to SIGKILL (0 to AGC_STOP_GRACE_MAX_MS, an
+				 hour; AGC_STOP_OPTS_INIT: 10 s) */
 	unsigned flags;       /* AGC_PURGE_DRY_RUN: signal nothing, tell the chain */
 } agc_stop_opts;
 

@@ -278,17 +278,35 @@ int cmd_ps(cli *c, int argc, char **argv)
 		sa.sa_handler = on_signal;
 		sigaction(SIGINT, &sa, NULL);
 		sigaction(SIGTERM, &sa, NULL);
+		/* a closed reader ends the watch, whether SIGPIPE kills it or write says EPIPE */
 		while (!stop_watch) {
 			char *text = NULL;
 			size_t len = 0;
-			FILE *m = open_memstream(&text, &len);
+			FILE *m;
 			struct timespec ts = {1, 0};
 
-			if (!m) {
+			/* each frame is a new look: its own "now" (the gate's recency rule, the
+			 * STARTED column), as a new run would have */
+			agc_ctx_free(c->ctx);
+			c->ctx = NULL;
+			if ((rc = cli_ctx(c)))
+				return rc;
+			if (!(m = open_memstream(&text, &len))) {
 				cli_err("cannot make a frame: %s", strerror(errno));
 				return EXIT_ERR;
 			}
 			rc = frame(c, &p, m, cli_term_width(), &rows);
+			if (rc == 0 && c->json) {
+				/* the end of a frame, for a reader of the stream */
+				json_t *e = json_object(), *f = json_object();
+				char t[40];
+
+				cli_iso(agc_ctx_now_ms(c->ctx), t, sizeof(t));
+				json_object_set_new(f, "time", json_string(t));
+				json_object_set_new(f, "processes", json_integer((json_int_t)rows));
+				json_object_set_new(e, "frame", f);
+				cli_json_fprint(m, e);
+			}
 			fclose(m);
 			if (rc) {
 				free(text);
@@ -302,8 +320,9 @@ int cmd_ps(cli *c, int argc, char **argv)
 			fwrite(text, 1, len, stdout);
 			if (!rows && !c->json)
 				fputs("no agent process is running\n", stdout);
-			fflush(stdout);
 			free(text);
+			if (fflush(stdout) != 0 || ferror(stdout))
+				return 0;
 			while (!stop_watch && nanosleep(&ts, &ts) < 0 && errno == EINTR)
 				;
 		}

@@ -888,8 +888,6 @@ const cli_opt cli_stop_opts[] = {
 
 int agc_duration_parse(const char *s, int64_t *ms);
 
-#define STOP_GRACE_MAX_MS ((int64_t)3600 * 1000)
-
 static int stop_opt(cli *c, int key, const char *v, void *ud)
 {
 	agc_stop_opts *o = ud;
@@ -900,7 +898,7 @@ static int stop_opt(cli *c, int key, const char *v, void *ud)
 		o->flags |= AGC_PURGE_DRY_RUN;
 		return 0;
 	case OPT_GRACE:
-		if (agc_duration_parse(v, &o->grace_ms) < 0 || o->grace_ms < 0 || o->grace_ms > STOP_GRACE_MAX_MS)
+		if (agc_duration_parse(v, &o->grace_ms) < 0 || o->grace_ms < 0 || o->grace_ms > AGC_STOP_GRACE_MAX_MS)
 			return cli_usage("stop", "--grace takes a duration up to 1h (10s, 500ms, 2m), not '%s'", v);
 		return 0;
 	}
@@ -1007,8 +1005,13 @@ int cmd_stop(cli *c, int argc, char **argv)
 	so.dry = o.flags & AGC_PURGE_DRY_RUN;
 	so.grace_ms = o.grace_ms;
 	so.chain = c->json ? json_array() : NULL;
-	if (!c->json)
-		printf("%s %s%s\n", agent, id, so.dry ? ": dry run, nothing is signalled" : "");
+	if (!c->json) {
+		/* the id is as typed: neutralised like agent data */
+		cli_text(stdout, agent, CLI_TEXT_LINE);
+		fputc(' ', stdout);
+		cli_text(stdout, id, CLI_TEXT_LINE);
+		puts(so.dry ? ": dry run, nothing is signalled" : "");
+	}
 	if (agc_stop(c->ctx, agent, id, &o, stop_step, &so, &r) < 0 || !r) {
 		json_decref(so.chain);
 		cli_args_release(&pos);

@@ -454,6 +454,19 @@ typedef struct agc_adapter {
 	/* the agent's own status of process pid where it records one (Claude's registry
 	 * status, of a live entry only): copied into out (size bytes), true; false: none */
 	bool (*proc_state)(agc_ctx *ctx, const agc_rootset *rs, pid_t pid, char *out, size_t size);
+	/* stop: the session a registry entry of pid names, only when it is proven to be this
+	 * very process (its recorded start time equals the kernel's, in this pid namespace):
+	 * its canonical id into id_out (AGC_ID_MAX bytes), true. Anything that cannot be proven
+	 * (no entry, unreadable, unparseable, no start time, another namespace) is false. May
+	 * be NULL (no registry). */
+	bool (*proc_session)(agc_ctx *ctx, const agc_rootset *rs, pid_t pid, char *id_out);
+	/* stop: the options whose value is the session a process of the agent runs ("--resume"):
+	 * an argv that merely contains the id (a prompt, a path) proves nothing. NULL-terminated;
+	 * NULL: none */
+	const char *const *session_opts;
+	/* stop: an open file is no proof that a process runs the session when every file of it
+	 * the gate watches is shared by many sessions (OpenCode's database) */
+	bool stop_no_open_file;
 } agc_adapter;
 
 extern const agc_adapter *const agc_adapter_table[]; /* NULL-terminated */

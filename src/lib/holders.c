@@ -229,6 +229,29 @@ bool agc_argv_prog(const char *argv, size_t len, const char **base, size_t *bl)
 	return false;
 }
 
+bool agc_argv_session(const char *argv, size_t len, const char *const *opts, const char *id)
+{
+	const char *p = argv, *end = argv + len, *prev = NULL;
+	size_t idl = strlen(id), k;
+
+	for (; p < end; prev = p, p += strnlen(p, (size_t)(end - p)) + 1) {
+		size_t l = strnlen(p, (size_t)(end - p));
+
+		for (k = 0; opts && opts[k]; k++) {
+			size_t ol = strlen(opts[k]);
+
+			/* "--opt=ID" in one argument, or "--opt" then "ID" */
+			if (l == ol + 1 + idl && memcmp(p, opts[k], ol) == 0 && p[ol] == '=' &&
+			    ci_equal(p + ol + 1, id, idl))
+				return true;
+			if (prev && l == idl && ci_equal(p, id, idl) && strlen(prev) == ol &&
+			    memcmp(prev, opts[k], ol) == 0)
+				return true;
+		}
+	}
+	return false;
+}
+
 bool agc_argv_has(const char *argv, size_t len, const char *arg)
 {
 	const char *p = argv, *end = argv + len;
@@ -321,6 +344,9 @@ typedef struct scan {
 	int argv_rc;
 	bool have_command;
 	bool held;         /* the current process is a holder already */
+	bool files_failed; /* open files or current dirs could not be read (files_err): none is
+			      looked at any more, and the scan ends in that error */
+	char files_err[512];
 	char command[HOLDERS_COMMAND_MAX + 4];
 	/* A snapshot (agc_snap_take): what each process holds is kept instead of matched. */
 	struct snap_take *snap;
@@ -689,11 +715,16 @@ static int each_cb(pid_t pid, void *ud)
 		rc = -1;
 	else if ((q->n_env_names || q->id_env_names) && q->n_ids && !ancestor && check_environ(sc) < 0)
 		rc = -1;
-	else if ((q->n_files || q->agent_cwd) && !ancestor && check_cwd(sc) < 0)
-		rc = -1;
-	/* agentgc's own fds are the ones it reads the session through. */
-	else if (q->n_files && p->pid != sc->self && check_files(sc) < 0)
-		rc = -1;
+	else if (!sc->files_failed &&
+		 (((q->n_files || q->agent_cwd) && !ancestor && check_cwd(sc) < 0) ||
+		  /* agentgc's own fds are the ones it reads the session through. */
+		  (q->n_files && p->pid != sc->self && check_files(sc) < 0))) {
+		/* Open files that cannot be read (lsof missing or failing, through ps) end the
+		 * scan's answer as an error, but not the look at every argv and environment:
+		 * the holders those name are still told with it. */
+		sc->files_failed = true;
+		snprintf(sc->files_err, sizeof(sc->files_err), "%s", agc_error_last());
+	}
 	close(sc->pfd);
 	sc->pfd = -1;
 	return rc;
@@ -859,6 +890,11 @@ static int scan_pids(scan *sc, const pid_t *pids, size_t n)
 		if (w[k].rc)
 			rc = agc_error_set(-1, "%s", w[k].err);
 	for (k = 0; k < nt; k++)
+		if (w[k].sc.files_failed && !sc->files_failed) {
+			sc->files_failed = true;
+			memcpy(sc->files_err, w[k].sc.files_err, sizeof(sc->files_err));
+		}
+	for (k = 0; k < nt; k++)
 		total += w[k].sc.out ? w[k].sc.out->n : 0;
 	if (rc == 0 && total) {
 		size_t m = 0;
@@ -1007,6 +1043,8 @@ int agc_holders_scan(const agc_gate_query *q, agc_holders *out)
 		goto done;
 	rc = scan_pids(&sc, pids.v, pids.n);
 done:
+	if (rc == 0 && sc.files_failed)
+		rc = agc_error_set(-1, "%s", sc.files_err);
 	free(pids.v);
 	if (sc.rootfd >= 0)
 		close(sc.rootfd);

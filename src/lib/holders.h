@@ -59,6 +59,9 @@ char *agc_holder_command_of(const char *procroot, pid_t pid);
  * Its basename goes to *base (bl bytes). Returns false when argv is empty or a runtime runs no
  * script. */
 bool agc_argv_prog(const char *argv, size_t len, const char **base, size_t *bl);
+/* Whether argv gives id as the value of one of opts (NULL-terminated option names that take a
+ * session id: "--resume ID", "--resume=ID"), the id compared ASCII case-insensitively. */
+bool agc_argv_session(const char *argv, size_t len, const char *const *opts, const char *id);
 /* Whether one argument of argv equals arg. */
 bool agc_argv_has(const char *argv, size_t len, const char *arg);
 
@@ -116,7 +119,9 @@ typedef struct agc_gate_query {
  * read only for a process that nothing else has made a holder (they are the costly part).
  * Holders are appended to out, in the order of the process listing. accounted may be called
  * from several threads at once (one per CPU, bounded). Returns 0, or -1 (error set) when the process table cannot be read at all: the caller then treats the
- * session as in use. */
+ * session as in use. When only open files or current dirs cannot be read (lsof missing, through
+ * ps), every argv and environment is still looked at: -1 then comes with out holding what those
+ * named. */
 int agc_holders_scan(const agc_gate_query *q, agc_holders *out);
 
 /* The processes other than agentgc that hold the database path, its -wal or its -shm open or

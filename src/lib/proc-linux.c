@@ -22,6 +22,7 @@
 #include "error.h"
 #include "ids.h"
 #include "proc.h"
+#include "proc-ps.h"
 
 #define PROC_STAT_MAX 4096         /* /proc/PID/stat is one line of ~52 numbers and a comm */
 #define PROC_STATUS_MAX 16384      /* /proc/PID/status is ~1.5 KiB */
@@ -119,6 +120,8 @@ static int open_at(int pfd, const char *name, int flags)
 
 int agc_proc_open(const char *procroot, pid_t pid)
 {
+	if (agc_procps_on())
+		return agc_procps_open(pid);
 	char path[PATH_MAX];
 	int fd;
 
@@ -139,6 +142,8 @@ int agc_proc_open(const char *procroot, pid_t pid)
 
 int agc_proc_open_in(int rootfd, pid_t pid)
 {
+	if (agc_procps_on())
+		return agc_procps_open(pid);
 	char digits[24], lb[32];
 	size_t dl = 0;
 	unsigned long v = (unsigned long)pid;
@@ -370,6 +375,8 @@ static int proc_stat(const char *procroot, pid_t pid, agc_proc *out)
 
 int agc_proc_stat(const char *procroot, pid_t pid, agc_proc *out)
 {
+	if (agc_procps_on())
+		return agc_procps_stat(pid, out);
 	int rc = proc_stat(procroot, pid, out);
 
 	return rc == AGC_EUNSAFE ? -1 : rc;
@@ -377,6 +384,8 @@ int agc_proc_stat(const char *procroot, pid_t pid, agc_proc *out)
 
 int agc_proc_stat_at(int pfd, pid_t pid, agc_proc *out)
 {
+	if (agc_procps_on())
+		return agc_procps_stat_at(pid, out);
 	char text[PROC_STAT_MAX], lb[80];
 	where w = {NULL, pid, "stat"};
 	struct stat dst;
@@ -434,6 +443,8 @@ static pid_t name_pid(const char *s)
 
 pid_t agc_proc_self(const char *procroot)
 {
+	if (agc_procps_on())
+		return getpid();
 	char path[PATH_MAX], buf[32];
 	ssize_t n;
 
@@ -469,6 +480,8 @@ static int each_stat_cb(pid_t pid, void *ud)
 
 int agc_proc_each(const char *procroot, int (*cb)(const agc_proc *p, void *ud), void *ud)
 {
+	if (agc_procps_on())
+		return agc_procps_each(cb, ud);
 	each_stat es = {procroot, cb, ud};
 
 	return agc_proc_each_pid(procroot, each_stat_cb, &es);
@@ -476,6 +489,8 @@ int agc_proc_each(const char *procroot, int (*cb)(const agc_proc *p, void *ud), 
 
 int agc_proc_each_pid_ino(const char *procroot, int (*cb)(pid_t pid, ino_t ino, void *ud), void *ud)
 {
+	if (agc_procps_on())
+		return agc_procps_each_pid_ino(cb, ud);
 	struct dirent *de;
 	DIR *d;
 	int fd, rc = 0;
@@ -597,26 +612,43 @@ static int read_capped_at(int pfd, pid_t pid, const char *name, size_t max, agc_
 
 int agc_proc_argv_at(int pfd, pid_t pid, size_t max, agc_buf *out)
 {
+	if (agc_procps_on())
+		return agc_procps_argv_at(pid, max, out);
 	return read_capped_at(pfd, pid, "cmdline", max, out);
 }
 
 int agc_proc_environ_at(int pfd, pid_t pid, size_t max, agc_buf *out)
 {
+	if (agc_procps_on())
+		return agc_procps_environ_at(pid, max, out);
 	return read_capped_at(pfd, pid, "environ", max, out);
 }
 
 int agc_proc_argv(const char *procroot, pid_t pid, size_t max, agc_buf *out)
 {
+	if (agc_procps_on())
+		return agc_procps_argv(pid, max, out);
+	return read_capped(procroot, pid, "cmdline", max, out);
+}
+
+int agc_proc_argv_listed(const char *procroot, pid_t pid, size_t max, agc_buf *out)
+{
+	if (agc_procps_on())
+		return agc_procps_argv_at(pid, max, out);
 	return read_capped(procroot, pid, "cmdline", max, out);
 }
 
 int agc_proc_environ(const char *procroot, pid_t pid, size_t max, agc_buf *out)
 {
+	if (agc_procps_on())
+		return agc_procps_environ_at(pid, max, out);
 	return read_capped(procroot, pid, "environ", max, out);
 }
 
 int agc_proc_cwd(const char *procroot, pid_t pid, agc_buf *out)
 {
+	if (agc_procps_on())
+		return agc_procps_cwd(pid, out);
 	char path[PATH_MAX];
 	size_t size = 256;
 	ssize_t n;
@@ -837,6 +869,8 @@ static int maps_query(int fd, const where *w, int (*cb)(const agc_devino *f, voi
 int agc_proc_maps(const char *procroot, pid_t pid, int (*cb)(const agc_devino *f, void *ud),
 		  void *ud)
 {
+	if (agc_procps_on())
+		return agc_procps_maps(pid, cb, ud);
 	char path[PATH_MAX];
 	where w = {path, pid, "maps"};
 	int fd, rc;
@@ -854,6 +888,8 @@ int agc_proc_maps(const char *procroot, pid_t pid, int (*cb)(const agc_devino *f
 
 int agc_proc_maps_at(int pfd, pid_t pid, int (*cb)(const agc_devino *f, void *ud), void *ud)
 {
+	if (agc_procps_on())
+		return agc_procps_maps(pid, cb, ud);
 	where w = {NULL, pid, "maps"};
 	int fd = open_at(pfd, "maps", 0), rc;
 
@@ -943,6 +979,8 @@ static int fds_scan(int fd, const where *w, int (*cb)(const agc_devino *f, void 
 int agc_proc_fds(const char *procroot, pid_t pid, int (*cb)(const agc_devino *f, void *ud),
 		 void *ud)
 {
+	if (agc_procps_on())
+		return agc_procps_fds(pid, cb, ud);
 	char path[PATH_MAX];
 	where w = {path, pid, "fd"};
 	int fd;
@@ -959,6 +997,8 @@ int agc_proc_fds(const char *procroot, pid_t pid, int (*cb)(const agc_devino *f,
 
 int agc_proc_fds_at(int pfd, pid_t pid, int (*cb)(const agc_devino *f, void *ud), void *ud)
 {
+	if (agc_procps_on())
+		return agc_procps_fds(pid, cb, ud);
 	where w = {NULL, pid, "fd"};
 	int fd = open_at(pfd, "fd", O_DIRECTORY);
 
@@ -979,6 +1019,8 @@ int agc_proc_files(const char *procroot, pid_t pid, bool with_maps,
 
 int agc_proc_cwd_id(const char *procroot, pid_t pid, agc_devino *out)
 {
+	if (agc_procps_on())
+		return agc_procps_cwd_id(pid, out);
 	char path[PATH_MAX];
 	struct stat st;
 
@@ -996,6 +1038,8 @@ int agc_proc_cwd_id(const char *procroot, pid_t pid, agc_devino *out)
 
 int agc_proc_cwd_id_at(int pfd, pid_t pid, agc_devino *out)
 {
+	if (agc_procps_on())
+		return agc_procps_cwd_id(pid, out);
 	where w = {NULL, pid, "cwd"};
 	struct stat st;
 
@@ -1014,6 +1058,39 @@ int agc_proc_alive(pid_t pid)
 	if (kill(pid, 0) == 0)
 		return 1;
 	return errno == EPERM ? 1 : 0;
+}
+
+int agc_proc_start_ms(const char *procroot, const agc_proc *p, int64_t *out)
+{
+	int64_t boot;
+	long hz = agc_proc_ticks_per_sec();
+
+	/* through ps, a start time is epoch seconds already */
+	if (agc_procps_on()) {
+		*out = (int64_t)p->start * 1000;
+		return 0;
+	}
+	if (agc_proc_boot_ms(procroot, &boot) < 0)
+		return -1;
+	*out = boot + (int64_t)(p->start * 1000ULL / (unsigned long long)hz);
+	return 0;
+}
+
+int agc_proc_start_is_ticks(const char *procroot, const agc_proc *p, unsigned long long ticks)
+{
+	int64_t boot, ms, d;
+	long hz = agc_proc_ticks_per_sec();
+
+	if (!agc_procps_on())
+		return p->start == ticks;
+	/* Through ps a start time is whole seconds and the boot time too: the two agree within
+	 * two seconds. A pid taken over inside that window reads as the same process, which
+	 * only ever makes a session live (R5). */
+	if (agc_proc_boot_ms(procroot, &boot) < 0 || ticks > (unsigned long long)INT64_MAX / 1000)
+		return -1;
+	ms = boot + (int64_t)(ticks * 1000ULL / (unsigned long long)hz);
+	d = ms - (int64_t)p->start * 1000;
+	return d > -2000 && d < 2000;
 }
 
 long agc_proc_ticks_per_sec(void)
@@ -1068,6 +1145,8 @@ int agc_proc_boot_ms(const char *procroot, int64_t *out)
 
 int agc_proc_self_and_ancestors(const char *procroot, pid_t **out, size_t *n)
 {
+	if (agc_procps_on())
+		return agc_procps_self_and_ancestors(out, n);
 	pid_t *v, pid = agc_proc_self(procroot);
 	size_t len = 0, cap = 16;
 	agc_proc p;

@@ -18,7 +18,9 @@ typedef struct agc_proc {
 	pid_t pid;
 	pid_t ppid;
 	uid_t uid;                 /* real uid */
-	unsigned long long start;  /* start time in clock ticks since boot (Linux stat field 22) */
+	unsigned long long start;  /* start time: clock ticks since boot (Linux stat field 22), or
+				      through ps epoch seconds; compare one backend's with its own, or
+				      use agc_proc_start_ms, agc_proc_start_is_ticks */
 	char comm[64];             /* the kernel's short name */
 	char state;                /* the kernel's state letter (R running, S sleeping, Z zombie...) */
 } agc_proc;
@@ -44,6 +46,10 @@ int agc_proc_stat(const char *procroot, pid_t pid, agc_proc *out);
  * (EACCES/EPERM), -1 on error. Same for environ. */
 int agc_proc_argv(const char *procroot, pid_t pid, size_t max, agc_buf *out);
 int agc_proc_environ(const char *procroot, pid_t pid, size_t max, agc_buf *out);
+
+/* argv of a pid the listing just made named (agc_proc_each, agc_proc_each_pid): read now from
+ * /proc, or through ps from that listing (no ps run per process). Same returns. */
+int agc_proc_argv_listed(const char *procroot, pid_t pid, size_t max, agc_buf *out);
 
 /* Read a process's cwd (readlink of /proc/PID/cwd). Same returns. */
 int agc_proc_cwd(const char *procroot, pid_t pid, agc_buf *out);
@@ -84,6 +90,13 @@ int agc_proc_maps_at(int pfd, pid_t pid, int (*cb)(const agc_devino *f, void *ud
 
 /* 1 when pid exists (kill(pid, 0) succeeds or fails with EPERM), 0 when it does not. */
 int agc_proc_alive(pid_t pid);
+
+/* When process p started, in epoch ms. Returns 0 or -1. */
+int agc_proc_start_ms(const char *procroot, const agc_proc *p, int64_t *out);
+/* Whether p's start time is ticks (clock ticks since boot: Linux's /proc/PID/stat field 22,
+ * as Claude records it): 1 yes, 0 no, -1 when that cannot be told. Exact from /proc; through
+ * ps, whose start times are whole seconds, within two seconds. */
+int agc_proc_start_is_ticks(const char *procroot, const agc_proc *p, unsigned long long ticks);
 
 /* Clock ticks per second and boot time (epoch ms, from btime in /proc/stat), for turning start
  * ticks into wall time. Return 0 or -1. */

@@ -88,7 +88,7 @@ static int table_cb(const agc_proc *p, void *ud)
 	e->p = *p;
 	e->agent = PS_NO_AGENT;
 	/* an argv that cannot be read (gone since, another user's) shows no agent */
-	if (agc_proc_argv(r->ctx->procroot, p->pid, PS_ARGV_MAX, &argv) == 0 && argv.len)
+	if (agc_proc_argv_listed(r->ctx->procroot, p->pid, PS_ARGV_MAX, &argv) == 0 && argv.len)
 		e->agent = agent_of(argv.ptr, argv.len, &e->service);
 	agc_buf_release(&argv);
 	return 0;
@@ -255,8 +255,7 @@ static void emit_sessions(const ps_run *r, size_t lo, size_t hi, ps_emit *held, 
 
 /* One row: the process (NULL when the table did not show it) and its holds [lo, hi). */
 static int emit_row(ps_run *r, pid_t pid, const ps_proc *pp, size_t lo, size_t hi, ps_emit *held,
-		    ps_emit *serves, int64_t boot_ms, long hz, int (*cb)(const agc_ps_info *p, void *ud),
-		    void *ud)
+		    ps_emit *serves, int (*cb)(const agc_ps_info *p, void *ud), void *ud)
 {
 	agc_ps_info info;
 	agc_buf cwd = AGC_BUF_INIT;
@@ -282,9 +281,11 @@ static int emit_row(ps_run *r, pid_t pid, const ps_proc *pp, size_t lo, size_t h
 	if (agc_proc_cwd(r->ctx->procroot, pid, &cwd) == 0)
 		info.cwd = cwd.ptr;
 	if (pp) {
+		int64_t ms;
+
 		info.ppid = (int)pp->p.ppid;
-		if (boot_ms > 0 && hz > 0)
-			info.started_ms = boot_ms + (int64_t)(pp->p.start * 1000ULL / (unsigned long long)hz);
+		if (agc_proc_start_ms(r->ctx->procroot, &pp->p, &ms) == 0)
+			info.started_ms = ms;
 	}
 	if (pp && pp->agent != PS_NO_AGENT) {
 		const agc_adapter *ad = agc_adapter_table[pp->agent];
@@ -327,8 +328,6 @@ int agc_ps(agc_ctx *ctx, const agc_ps_opts *o, int (*cb)(const agc_ps_info *p, v
 	ps_emit held = {0}, serves = {0};
 	char failed[2048] = "";
 	size_t i, h, maxn = 1;
-	int64_t boot_ms = 0;
-	long hz = agc_proc_ticks_per_sec();
 	int rc = 0, lrc;
 
 	memset(&def, 0, sizeof(def));
@@ -362,7 +361,6 @@ int agc_ps(agc_ctx *ctx, const agc_ps_opts *o, int (*cb)(const agc_ps_info *p, v
 		r.bypp.v[r.bypp.n++] = i;
 	if (r.bypp.n > 1)
 		qsort_r(r.bypp.v, r.bypp.n, sizeof(*r.bypp.v), ppid_cmp, r.procs.v);
-	(void)agc_proc_boot_ms(ctx->procroot, &boot_ms);
 
 	lrc = agc_ls_held(ctx, o->agents, held_cb, &r, o->warn);
 	if (lrc < 0) {
@@ -410,13 +408,13 @@ int agc_ps(agc_ctx *ctx, const agc_ps_opts *o, int (*cb)(const agc_ps_info *p, v
 			continue;
 		if (!pp)
 			pp = proc_find(&r, pid);
-		if (emit_row(&r, pid, pp, lo, hi, &held, &serves, boot_ms, hz, cb, ud))
+		if (emit_row(&r, pid, pp, lo, hi, &held, &serves, cb, ud))
 			goto out;
 	}
 	for (h = 0; h < r.holds.n && r.holds.v[h].pid <= 0; h++)
 		;
 	if (h > 0 && !r.holds.v[0].serves)
-		emit_row(&r, 0, NULL, 0, h, &held, &serves, boot_ms, hz, cb, ud);
+		emit_row(&r, 0, NULL, 0, h, &held, &serves, cb, ud);
 out:
 	free(held.v);
 	free(held.how);

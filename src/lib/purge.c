@@ -597,6 +597,15 @@ static bool gate(agc_plan *p, agc_report *r)
 	free(g.v);
 	return r->holders.n > 0;
 unreadable:
+	{
+		char why[1024];
+
+		/* the holders the scan could name (by argv, environment) before it failed */
+		snprintf(why, sizeof(why), "%s", agc_error_last());
+		for (i = 0; i < h.n; i++)
+			add_scan_holder(p, r, &g, &h.v[i]);
+		agc_error_set(-1, "%s", why);
+	}
 	free(g.v);
 	agc_holders_release(&h);
 	/* Not knowing who runs is treated as "in use" (R5). */
@@ -2617,7 +2626,7 @@ static int note_agent_procs(batch *b)
 
 		/* a process whose argv cannot be read is re-checked too: nothing shows it is not
 		 * the agent's */
-		if (agc_proc_argv(b->ctx->procroot, as->seen.v[i].pid, (size_t)256 << 10, &b->argv) == 0 &&
+		if (agc_proc_argv_listed(b->ctx->procroot, as->seen.v[i].pid, (size_t)256 << 10, &b->argv) == 0 &&
 		    !ad->agent_proc(agc_buf_cstr(&b->argv), b->argv.len))
 			continue;
 		slot = AGC_ARRAY_PUSH(&as->agents, (size_t)1 << 22);

@@ -199,6 +199,16 @@ proc_start() {
 	sed 's/.*)//' "/proc/$1/stat" | awk '{print $20}'
 }
 
+# A start time (ticks) of another process at the same pid than start time $1: one tick off, as
+# /proc tells them apart; through ps (AGENTGC_PROC_BACKEND=ps, whole seconds), past that.
+other_start() {
+	if [[ ${AGENTGC_PROC_BACKEND:-} == ps ]]; then
+		echo $(($1 + 5 * $(getconf CLK_TCK)))
+	else
+		echo $(($1 + 1))
+	fi
+}
+
 # Process start in epoch ms, as Claude's startedAt.
 proc_started_ms() {
 	local btime ticks hz

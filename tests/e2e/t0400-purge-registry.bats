@@ -57,7 +57,7 @@ mk_reg_text() {
 	local ps
 	spawn sleep 1000
 	ps=$(proc_start "$LAST_PID")
-	mk_registry "$LAST_PID" "$S" $((ps + 1))
+	mk_registry "$LAST_PID" "$S" "$(other_start "$ps")"
 	run -0 agc purge claude "$S"
 	assert_gone "$C/sessions/$LAST_PID.json" "$C/projects/$(pkey "$CWD")/$S.jsonl"
 	kill -0 "$LAST_PID"

@@ -66,12 +66,13 @@ need_shim() {
 	mk_transcript "$S" "$CWD"
 	spawn sleep 1000
 	ps=$(proc_start "$LAST_PID")
-	mk_registry "$LAST_PID" "$S" $((ps + 1))
+	ps=$(other_start "$ps")
+	mk_registry "$LAST_PID" "$S" "$ps"
 	# the key the process now running under that pid wrote (procStart "1", not the entry's)
 	key=$(mk_registry_key "$LAST_PID")
 	# a key carrying the entry's own procStart is the stale session's and goes with it
 	mine=$C/sessions/$LAST_PID.$(printf 'k%s' "$S" | sha256sum | cut -c1-64).key
-	printf '{"peerToken":"t","procStart":"%s","pidDomain":"x"}\n' $((ps + 1)) >"$mine"
+	printf '{"peerToken":"t","procStart":"%s","pidDomain":"x"}\n' "$ps" >"$mine"
 	mk_socket "$SOCKS/$LAST_PID.sock"
 	run -0 --separate-stderr agc --json purge claude "$S"
 	json_ok '.[0].status == "purged"'

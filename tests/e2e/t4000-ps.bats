@@ -111,6 +111,14 @@ spawn_named() {
 	run -4 agc in-use claude "$id"
 	# the pid it names is not a row of its own
 	[[ -z $(ps_row 4242) ]]
+	# a registry file too big to read, of a running pid: every session is live through it, by
+	# that pid's registry (as in-use says)
+	rm -f "$C/sessions/4242.json"
+	spawn_as claude -e 'sleep 1000'
+	head -c 300000 /dev/zero | tr '\0' ' ' >"$C/sessions/$LAST_PID.json"
+	ps_json
+	jq -e --arg id "$id" '.role == "agent" and (.sessions | any(.id == $id and .how == "registry"))' <<<"$(ps_row "$LAST_PID")"
+	run -4 agc in-use claude "$id"
 }
 
 # R5, both ways: on one home with holders of every kind (a child's file open, an argument, a
@@ -190,6 +198,10 @@ spawn_named() {
 	spawn_holding "$C/projects/$(pkey "$cwd")/$id.jsonl"
 	run -0 timeout --preserve-status -s INT 2.6 "$AGENTGC" --json ps --watch
 	[[ $(grep -c "\"pid\":$LAST_PID," <<<"$output") -ge 2 ]]
+	# each frame ends with a line that says so
+	[[ $(grep -c '^{"frame":{"time":"[0-9T:Z-]*","processes":[1-9][0-9]*}}$' <<<"$output") -ge 2 ]]
+	# a reader that goes away ends the watch
+	run -0 timeout 10 bash -c "trap '' PIPE; '$AGENTGC' --json ps --watch | head -c 10 >/dev/null"
 	run -0 timeout --preserve-status -s INT 1.5 "$AGENTGC" ps --watch
 	[[ $output == *"PID"*"$LAST_PID"* ]]
 }

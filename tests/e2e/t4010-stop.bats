@@ -129,3 +129,124 @@ alive() { kill -0 "$1" 2>/dev/null && [[ $(sed 's/.*) //' "/proc/$1/stat" | cut 
 	run -0 agc stop --help
 	[[ $output == *"SIGKILL"* ]]
 }
+
+# What counts as live for the gate but proves nothing about the process is never a reason to
+# signal it (found by review): each case is in use, and stop spares the process.
+assert_spared() {
+	local pid=$1 hint=$2
+	run -4 --separate-stderr agc --json stop claude "$ID" --grace 1s
+	json_ok --argjson p "$pid" --arg h "$hint" '.[0].status == "in-use"
+		and (.[0].chain | any(.pid == $p and .action == "spare" and .signals == [] and (.hint | contains($h))))'
+	alive "$pid"
+}
+
+@test "stop: agentgc's own ancestor holding the session (a tool of it ran agentgc) is never signalled" {
+	local out=$BATS_TEST_TMPDIR/stop.json
+	mkdir -p "$C/sessions"
+	# a Claude process that registers itself, keeps the transcript open, then runs stop on its
+	# own session as one of its tools would
+	spawn_as claude -e '
+		my ($reg, $t, $out, @cmd) = @ARGV;
+		open my $s, "<", "/proc/$$/stat" or die; my $st = <$s>; $st =~ s/.*\) //;
+		my $ps = (split / /, $st)[19];
+		open my $r, ">", "$reg/$$.json" or die;
+		print $r "{\"pid\":$$,\"sessionId\":\"'"$ID"'\",\"procStart\":\"$ps\",\"status\":\"busy\"}";
+		close $r;
+		open my $keep, "<", $t or die;
+		system("@cmd > $out 2>/dev/null; echo \$? >> $out.rc");
+		sleep 1000' "$C/sessions" "$T" "$out" "$AGENTGC" --json stop claude "$ID" --grace 1s
+	for _ in $(seq 1 200); do [[ -s $out.rc ]] && break; sleep 0.05; done
+	[[ $(cat "$out.rc") == 4 ]]
+	jq -e --argjson p "$LAST_PID" '.chain | any(.pid == $p and .action == "spare" and (.hint | contains("agentgc runs inside it")))' "$out"
+	alive "$LAST_PID"
+}
+
+@test "stop: a registry that cannot prove its pid (another pid namespace, unparseable, no start time) signals nothing" {
+	spawn_as claude -e 'sleep 1000'
+	local p=$LAST_PID
+	mk_registry_raw "$p" "{\"pid\":$p,\"sessionId\":\"$ID\",\"pidDomain\":\"linux:elsewhere:pid:[1]\",\"procStart\":\"$(proc_start "$p")\"}"
+	assert_spared "$p" "nothing proves"
+	mk_registry_raw "$p" "{\"pid\":$p,\"sessionId\":\"$ID\",\"status\":\"bu"
+	assert_spared "$p" "nothing proves"
+	mk_registry_raw "$p" "{\"pid\":$p,\"sessionId\":\"$ID\",\"startedAt\":\"yesterday\"}"
+	assert_spared "$p" "nothing proves"
+	mk_registry_raw "$p" "{\"pid\":$p,\"sessionId\":\"$ID\",\"procStart\":\"+$(proc_start "$p")\"}"
+	assert_spared "$p" "nothing proves"
+	# the same process proven by its start time is stopped
+	mk_registry "$p" "$ID"
+	run -0 --separate-stderr agc --json stop claude "$ID" --grace 1s
+	! alive "$p"
+}
+
+@test "stop: a Claude process running another session, or only at the project, or with an inherited environment, is spared" {
+	local other
+	other=$(new_uuid)
+	mk_transcript "$other" "$CWD"
+	# resumed with the id, then /clear: its proven registry entry says it runs another session
+	spawn_as claude -e 'sleep 1000' -- --resume "$ID"
+	mk_registry "$LAST_PID" "$other"
+	assert_spared "$LAST_PID" "runs another session"
+	kill_tree "$LAST_PID"
+	rm -f "$C/sessions/$LAST_PID.json"
+	# the id in a prompt, not as the session it resumes
+	spawn_as claude -e 'sleep 1000' -- -p "compare with session $ID"
+	assert_spared "$LAST_PID" "no --resume of it"
+	kill_tree "$LAST_PID"
+	# no registry, at the project, the transcript fresh: live for the gate, no proof for stop
+	touch "$T"
+	spawn_in_dir "$CWD" claude
+	assert_spared "$LAST_PID" "nothing proves"
+	kill_tree "$LAST_PID"
+	# a nested claude that inherited the session's tool environment
+	touch -d "@$((NOW - 7200))" "$T"
+	mkdir -p "$BATS_TEST_TMPDIR/bin"
+	ln -sf "$(command -v perl)" "$BATS_TEST_TMPDIR/bin/claude"
+	spawn env CLAUDE_CODE_SESSION_ID="$ID" "$BATS_TEST_TMPDIR/bin/claude" -e 'sleep 1000'
+	wait_exec "$LAST_PID" "claude -e"
+	assert_spared "$LAST_PID" "nothing proves"
+}
+
+@test "stop: an OpenCode process that has only the shared database open is spared" {
+	oc_small_home
+	local db=$HOME/.local/share/opencode/opencode.db
+	spawn_as opencode -e 'sleep 1000' 4<"$db"
+	wait_fd_open "$LAST_PID" "$db"
+	run -4 --separate-stderr agc --json stop opencode "$S" --grace 1s
+	json_ok --argjson p "$LAST_PID" '.[0].status == "in-use" and (.[0].chain[0] | .pid == $p and .action == "spare"
+		and (.hint | contains("a database every session shares")))'
+	alive "$LAST_PID"
+	# named on its command line, it is stopped
+	spawn_as opencode -e 'sleep 1000' -- --session "$S" 4<"$db"
+	local named=$LAST_PID
+	run -4 --separate-stderr agc --json stop opencode "$S" --grace 1s
+	json_ok --argjson p "$named" '.[0].chain | any(.pid == $p and .action == "stop" and .signals == ["SIGTERM"] and .result == "exited")'
+	! alive "$named"
+}
+
+@test "stop: a Codex process that only holds the writer lock (its pid may be stale in the lock table) is spared" {
+	need_fixture
+	rm -rf "$HOME"
+	"$AGENTGC_FIXTURE" --home "$HOME" --tmp "$TMPDIR" --claude 0 --codex 1 --now "$NOW" --quiet
+	mkdir -p "$TMPDIR"
+	local X lockf
+	X=$(agc ls --agent codex --ids | head -n1)
+	lockf=$HOME/.codex/thread-writer-locks/$X.lock
+	mkdir -p "$(dirname "$lockf")"
+	: >"$lockf"
+	spawn_as codex -e 'use Fcntl ":flock"; open my $f, "<", $ARGV[0] or die; flock($f, LOCK_EX) or die; sleep 1000' "$lockf"
+	for _ in $(seq 1 100); do grep -q " $(stat -c %i "$lockf") " <(sed 's/:/ /g' /proc/locks) && break; sleep 0.05; done
+	run -4 --separate-stderr agc --json stop codex "$X" --grace 1s
+	json_ok --argjson p "$LAST_PID" '.[0].chain | any(.pid == $p and .action == "spare" and (.hint | contains("a lock")))'
+	alive "$LAST_PID"
+}
+
+@test "stop: as root, another user's agent process is never signalled" {
+	[[ $(id -u) == 0 ]] || skip "only root can signal another user's process"
+	command -v setpriv >/dev/null || skip "setpriv is not installed"
+	mkdir -p "$BATS_TEST_TMPDIR/bin"
+	ln -sf "$(command -v perl)" "$BATS_TEST_TMPDIR/bin/claude"
+	chmod o+rx "$BATS_TEST_TMPDIR" "$BATS_TEST_TMPDIR/bin"
+	spawn setpriv --reuid=65534 --regid=65534 --clear-groups "$BATS_TEST_TMPDIR/bin/claude" -e 'sleep 1000' -- --resume "$ID"
+	wait_exec "$LAST_PID" "claude -e"
+	assert_spared "$LAST_PID" "another user"
+}

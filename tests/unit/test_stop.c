@@ -3,6 +3,7 @@
  * signal. The process table here is a made-up tree whose one process stands for a real child
  * of the test: signals reach the child, and the test rewrites the tree's start time of it while
  * the chain waits out the grace. */
+#include <fcntl.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,6 +19,26 @@
 
 static agc_ctx *ctx;
 static pid_t child = -1;
+static char stat_path[PATH_MAX], stat_new[PATH_MAX];
+static char reused_text[512];
+
+/* In the child: the graceful signal makes the made-up tree show another process at its pid
+ * (as if it had ended and its pid been taken): only async-signal-safe calls. */
+static void on_hup(int sig)
+{
+	int fd = open(stat_new, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+	(void)sig;
+	if (fd >= 0) {
+		if (write(fd, reused_text, strlen(reused_text)) < 0) {
+			/* nothing to do: the test sees the old text */
+		}
+		close(fd);
+		rename(stat_new, stat_path);
+	}
+}
+
+static bool reuse_on_hup;
 
 static int setup(void **state)
 {
@@ -32,16 +53,37 @@ static int setup(void **state)
 		 "{\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":\"hi\"},\"sessionId\":\"" ID
 		 "\",\"cwd\":\"/w\"}\n");
 	t_mkdir_p("proc", 0700);
-	/* the child ignores the graceful signal and SIGTERM: only SIGKILL would end it */
+	/* the child outlives the graceful signal and SIGTERM: only SIGKILL would end it; it says
+	 * when its handlers are set (a signal before that would end it) */
+	int ready[2];
+	char b;
+
+	if (pipe(ready) < 0)
+		return -1;
 	child = fork();
 	if (child == 0) {
-		signal(SIGHUP, SIG_IGN);
+		pid_t me = getpid();
+
+		/* the text of the process that "took" the pid: another start time */
+		snprintf(stat_path, sizeof(stat_path), "%s", t_pathf("proc/%ld/stat", (long)me));
+		snprintf(stat_new, sizeof(stat_new), "%s", t_pathf("proc/%ld/stat.hup", (long)me));
+		snprintf(reused_text, sizeof(reused_text),
+			 "%ld (claude) S 1 %ld %ld 0 -1 4194560 1 0 0 0 0 0 0 0 20 0 1 0 9999 5000 100\n",
+			 (long)me, (long)me, (long)me);
+		signal(SIGHUP, reuse_on_hup ? on_hup : SIG_IGN);
 		signal(SIGTERM, SIG_IGN);
+		close(ready[0]);
+		if (write(ready[1], "r", 1) != 1)
+			_exit(1);
 		for (;;)
 			pause();
 	}
-	if (child < 0)
+	close(ready[1]);
+	if (child < 0 || read(ready[0], &b, 1) != 1) {
+		close(ready[0]);
 		return -1;
+	}
+	close(ready[0]);
 	snprintf(rel, sizeof(rel), "proc/%ld", (long)child);
 	t_mkdir_p(rel, 0700);
 	o.home = t_path("home");
@@ -101,14 +143,17 @@ static void *zombie_when_dead(void *arg)
 	return NULL;
 }
 
-static void *reuse_later(void *arg)
+/* The setup of the test below: the child takes over as "another process" on SIGHUP. */
+static int setup_reuse(void **state)
 {
-	struct timespec ts = {0, 150 * 1000 * 1000};
+	pid_t me = getpid();
+	int rc;
 
-	(void)arg;
-	nanosleep(&ts, NULL);
-	write_proc(9999);
-	return NULL;
+	reuse_on_hup = true;
+	rc = setup(state);
+	reuse_on_hup = false;
+	(void)me;
+	return rc;
 }
 
 typedef struct seen {
@@ -140,16 +185,13 @@ static void test_stop_pid_reused_mid_chain(void **state)
 {
 	agc_stop_opts o = AGC_STOP_OPTS_INIT;
 	agc_report *after = NULL;
-	pthread_t t;
 	seen s;
 
 	(void)state;
 	write_proc(1000);
 	o.grace_ms = 1000;
 	memset(&s, 0, sizeof(s));
-	assert_int_equal(pthread_create(&t, NULL, reuse_later, NULL), 0);
 	assert_int_equal(agc_stop(ctx, "claude", ID, &o, on_proc, &s, &after), 0);
-	pthread_join(t, NULL);
 	assert_int_equal(s.pid, child);
 	assert_string_equal(s.action, "stop");
 	assert_string_equal(s.signals, "SIGHUP");
@@ -207,7 +249,7 @@ static void test_stop_bad_opts(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_stop_pid_reused_mid_chain, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stop_pid_reused_mid_chain, setup_reuse, teardown),
 		cmocka_unit_test_setup_teardown(test_stop_chain_to_kill, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stop_bad_opts, setup, teardown),
 	};

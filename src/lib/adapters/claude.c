@@ -23,6 +23,7 @@
 #include "../jscan.h"
 #include "../json.h"
 #include "../proc.h"
+#include "../proc-ps.h"
 #include "../remove.h"
 #include "../scan.h"
 #include "../session.h"
@@ -295,6 +296,18 @@ static bool tick_count(const char *s, unsigned long long *out)
 	return true;
 }
 
+int agc_claude_lstart_same(const char *procroot, const agc_proc *st, const char *text)
+{
+	int64_t secs, ms;
+	const char *end;
+
+	/* only through ps: /proc's start is ticks since boot, which local text never names */
+	if (!agc_procps_on() || agc_procps_parse_lstart(text, &end, &secs) < 0 || *end ||
+	    agc_proc_start_ms(procroot, st, &ms) < 0)
+		return -1;
+	return secs == ms / 1000;
+}
+
 agc_claude_reg agc_claude_registry_judge(const char *procroot, pid_t pid, const char *text,
 					 size_t len, const char *id)
 {
@@ -353,19 +366,31 @@ agc_claude_reg agc_claude_registry_judge(const char *procroot, pid_t pid, const 
 		} else {
 			ok = json_is_string(ps) && tick_count(json_string_value(ps), &v);
 		}
-		if (ok)
-			res = v == st.start ? AGC_CLAUDE_REG_LIVE : AGC_CLAUDE_REG_STALE;
+		if (ok) {
+			/* through ps the kernel's start is seconds: within two of it, or live when
+			 * that cannot be told */
+			int same = agc_proc_start_is_ticks(procroot, &st, v);
+
+			res = same == 0 ? AGC_CLAUDE_REG_STALE : AGC_CLAUDE_REG_LIVE;
+		} else if (json_is_string(ps)) {
+			/* macOS writes the start as ps's lstart text in UTC ("Wed Jul 29 14:40:53
+			 * 2026"): where the kernel's start is read through ps, it is compared there,
+			 * to the second */
+			int same = agc_claude_lstart_same(procroot, &st, json_string_value(ps));
+
+			if (same == 0)
+				res = AGC_CLAUDE_REG_STALE;
+		}
 		goto out;
 	}
 	sa = json_object_get(j, "startedAt");
 	if (json_is_number(sa)) {
 		double ms = json_number_value(sa);
-		int64_t boot;
-		long hz = agc_proc_ticks_per_sec();
+		int64_t smc;
 
 		/* Only a finite positive number can be checked; anything else counts as live. */
-		if (isfinite(ms) && ms > 0 && ms < 1e15 && hz > 0 && agc_proc_boot_ms(procroot, &boot) == 0) {
-			double started = (double)boot + (double)st.start * 1000.0 / (double)hz;
+		if (isfinite(ms) && ms > 0 && ms < 1e15 && agc_proc_start_ms(procroot, &st, &smc) == 0) {
+			double started = (double)smc;
 
 			res = fabs(ms - started) <= STARTED_AT_TOLERANCE_MS ? AGC_CLAUDE_REG_LIVE
 									      : AGC_CLAUDE_REG_STALE;
@@ -3643,13 +3668,15 @@ static int list_projects(rows *r, agc_ls_sink *sink, const agc_root *root, int c
 	return rc;
 }
 
-static void mark_all_live(rows *r, agc_ls_sink *sink)
+/* Every row live because of the registry: by pid (0 when no process can be named: the dir
+ * itself could not be read). */
+static void mark_all_live(rows *r, agc_ls_sink *sink, pid_t pid)
 {
 	size_t i;
 
 	for (i = 0; i < r->n; i++) {
 		r->v[i].live = true;
-		agc_ls_gate_live(sink, r->v[i].gate);
+		agc_ls_gate_held(sink, r->v[i].gate, pid, AGC_WHY_REGISTRY);
 	}
 }
 
@@ -3702,7 +3729,7 @@ static void mark_live(rows *r, agc_ctx *ctx, agc_ls_sink *sink, const agc_root *
 
 	if (!d) {
 		if (errno != ENOENT && errno != ENOTDIR)
-			mark_all_live(r, sink);
+			mark_all_live(r, sink, 0);
 		return;
 	}
 	while ((e = readdir(d))) {
@@ -3714,7 +3741,7 @@ static void mark_live(rows *r, agc_ctx *ctx, agc_ls_sink *sink, const agc_root *
 		int rrc;
 
 		if (++seen > DIR_ENTRIES_MAX) {
-			mark_all_live(r, sink);
+			mark_all_live(r, sink, 0);
 			break;
 		}
 		if (!is_pid_json(e->d_name, &pid))
@@ -3726,7 +3753,7 @@ static void mark_live(rows *r, agc_ctx *ctx, agc_ls_sink *sink, const agc_root *
 			/* too big or unreadable: the gate counts it live for any session of a
 			 * running pid */
 			if (agc_proc_alive(pid))
-				mark_all_live(r, sink);
+				mark_all_live(r, sink, pid);
 			continue;
 		}
 		j = agc_json_parse(text.ptr, text.len);
@@ -3958,41 +3985,78 @@ out:
 	return rc;
 }
 
+/* The registry entry of pid (sessions/<pid>.json in the config root), parsed; its text in
+ * text. NULL when there is none or it cannot be read or parsed. */
+static json_t *registry_of(const agc_rootset *rs, pid_t pid, agc_buf *text)
+{
+	int cfg = rs->v[R_CONFIG].exists && rs->v[R_CONFIG].real ? agc_walk_open_root(rs->v[R_CONFIG].real) : -1;
+	char name[32];
+	json_t *j = NULL;
+	DIR *d;
+
+	if (cfg < 0)
+		return NULL;
+	d = agc_dir_at(cfg, "sessions");
+	close(cfg);
+	if (!d)
+		return NULL;
+	snprintf(name, sizeof(name), "%ld.json", (long)pid);
+	if (agc_read_at(dirfd(d), name, REGISTRY_MAX, text) == 0)
+		j = agc_json_parse(text->ptr, text->len);
+	closedir(d);
+	return j;
+}
+
 /* ps: the status a live registry entry of pid records (formats/claude-code.md §5: busy,
  * shell, idle, waiting), copied when it is a plain word. */
 static bool claude_proc_state(agc_ctx *ctx, const agc_rootset *rs, pid_t pid, char *out, size_t size)
 {
-	int cfg = rs->v[R_CONFIG].exists && rs->v[R_CONFIG].real ? agc_walk_open_root(rs->v[R_CONFIG].real) : -1;
 	agc_buf text = AGC_BUF_INIT_MAX(REGISTRY_MAX + 1);
-	char name[32], id[AGC_ID_MAX];
-	const char *sid, *st;
-	bool yes = false;
-	json_t *j;
-	DIR *d;
+	char id[AGC_ID_MAX];
+	json_t *j = registry_of(rs, pid, &text);
+	const char *sid = agc_json_str(j, "sessionId"), *st = agc_json_str(j, "status");
+	bool yes = sid && st && agc_id_uuid(sid, id) == 0 && *st && strlen(st) < size &&
+		   strspn(st, "abcdefghijklmnopqrstuvwxyz-_") == strlen(st) &&
+		   agc_claude_registry_judge(ctx->procroot, pid, text.ptr, text.len, id) == AGC_CLAUDE_REG_LIVE;
 
-	if (cfg < 0)
-		return false;
-	d = agc_dir_at(cfg, "sessions");
-	close(cfg);
-	if (!d)
-		return false;
-	snprintf(name, sizeof(name), "%ld.json", (long)pid);
-	if (agc_read_at(dirfd(d), name, REGISTRY_MAX, &text) == 0 &&
-	    (j = agc_json_parse(text.ptr, text.len))) {
-		sid = agc_json_str(j, "sessionId");
-		st = agc_json_str(j, "status");
-		if (sid && st && agc_id_uuid(sid, id) == 0 && *st && strlen(st) < size &&
-		    strspn(st, "abcdefghijklmnopqrstuvwxyz-_") == strlen(st) &&
-		    agc_claude_registry_judge(ctx->procroot, pid, text.ptr, text.len, id) == AGC_CLAUDE_REG_LIVE) {
-			memcpy(out, st, strlen(st) + 1);
-			yes = true;
-		}
-		json_decref(j);
-	}
-	closedir(d);
+	if (yes)
+		memcpy(out, st, strlen(st) + 1);
+	json_decref(j);
 	agc_buf_release(&text);
 	return yes;
 }
+
+/* stop: the session pid's registry entry names, when the entry proves it is this process:
+ * well-formed, of this pid namespace (pidDomain absent or ours), and a procStart equal to the
+ * kernel's start time of pid (plain digits, or through ps macOS's date text). What "counts as
+ * live" for the gate (an entry that cannot be checked) proves nothing here: no process is
+ * signalled on it. */
+static bool claude_proc_session(agc_ctx *ctx, const agc_rootset *rs, pid_t pid, char *id_out)
+{
+	agc_buf text = AGC_BUF_INIT_MAX(REGISTRY_MAX + 1);
+	json_t *j = registry_of(rs, pid, &text), *dom, *ps;
+	const char *sid = agc_json_str(j, "sessionId");
+	unsigned long long want;
+	char mine[300];
+	agc_proc st;
+	bool yes;
+
+	host_pid_domain(mine, sizeof(mine));
+	dom = json_object_get(j, "pidDomain");
+	ps = json_object_get(j, "procStart");
+	yes = sid && agc_id_uuid(sid, id_out) == 0 &&
+	      (!dom || (json_is_string(dom) && strcmp(json_string_value(dom), mine) == 0)) &&
+	      json_is_string(ps) && agc_proc_stat(ctx->procroot, pid, &st) == 0 &&
+	      (tick_count(json_string_value(ps), &want)
+		       ? agc_proc_start_is_ticks(ctx->procroot, &st, want) == 1
+		       : agc_claude_lstart_same(ctx->procroot, &st, json_string_value(ps)) == 1);
+	json_decref(j);
+	agc_buf_release(&text);
+	return yes;
+}
+
+/* stop: the options whose value is the session the process runs */
+static const char *const claude_session_opts[] = {"--resume", "-r", "--session-id", NULL};
 
 const agc_adapter agc_adapter_claude = {
 	.name = "claude",
@@ -4016,4 +4080,6 @@ const agc_adapter agc_adapter_claude = {
 	.is_proc = claude_agent_proc,
 	.stop_signal = SIGHUP,
 	.proc_state = claude_proc_state,
+	.proc_session = claude_proc_session,
+	.session_opts = claude_session_opts,
 };

@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "../proc.h"
+
 typedef enum agc_claude_reg {
 	AGC_CLAUDE_REG_OTHER = 0, /* does not name the session */
 	AGC_CLAUDE_REG_LIVE,      /* names it and its process runs (or cannot be checked) */
@@ -21,6 +23,10 @@ typedef enum agc_claude_reg {
  * tolerance; anything that cannot be checked (a procStart with a sign, spaces or an exponent;
  * NaN, infinity, huge numbers, bools, strings; unparseable text naming the id) = live; another
  * pidDomain = foreign (live). */
+/* Whether text, a procStart in macOS's form (ps's lstart in UTC), is the start of st to the
+ * second: 1, 0, or -1 when that cannot be told (not that form; /proc, whose start is ticks). */
+int agc_claude_lstart_same(const char *procroot, const agc_proc *st, const char *text);
+
 agc_claude_reg agc_claude_registry_judge(const char *procroot, pid_t pid, const char *text,
 					 size_t len, const char *id);
 

@@ -2265,6 +2265,9 @@ static bool cx_is_service(const char *argv, size_t len)
 	       agc_argv_has(argv, len, "--managed-daemon");
 }
 
+/* stop: the options whose value is the session the process runs */
+static const char *const codex_session_opts[] = {"resume", NULL};
+
 const agc_adapter agc_adapter_codex = {
 	.name = "codex",
 	.bit = AGC_AGENT_CODEX,
@@ -2282,4 +2285,5 @@ const agc_adapter agc_adapter_codex = {
 	.is_proc = cx_is_proc,
 	.is_service = cx_is_service,
 	.release = "'codex app-server daemon stop' releases every thread Codex's daemon holds",
+	.session_opts = codex_session_opts,
 };

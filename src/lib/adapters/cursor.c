@@ -1495,6 +1495,9 @@ static bool cu_is_proc(const char *argv, size_t len)
 	}
 }
 
+/* stop: the options whose value is the session the process runs */
+static const char *const cursor_session_opts[] = {"--resume", NULL};
+
 const agc_adapter agc_adapter_cursor = {
 	.name = "cursor",
 	.bit = AGC_AGENT_CURSOR,
@@ -1506,4 +1509,5 @@ const agc_adapter agc_adapter_cursor = {
 	.root_holds = cu_root_holds,
 	.databases = cu_databases,
 	.is_proc = cu_is_proc,
+	.session_opts = cursor_session_opts,
 };

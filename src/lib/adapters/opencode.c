@@ -2642,6 +2642,9 @@ static bool oc_is_service(const char *argv, size_t len)
 	return oc_exempt(argv, len, NULL);
 }
 
+/* stop: the options whose value is the session the process runs */
+static const char *const opencode_session_opts[] = {"--session", "-s", NULL};
+
 const agc_adapter agc_adapter_opencode = {
 	.name = "opencode",
 	.bit = AGC_AGENT_OPENCODE,
@@ -2658,6 +2661,9 @@ const agc_adapter agc_adapter_opencode = {
 	.databases = oc_databases,
 	.is_proc = oc_is_proc,
 	.is_service = oc_is_service,
+	/* every OpenCode process keeps the one database of all sessions open (formats §5) */
+	.stop_no_open_file = true,
 	.release = "OpenCode's service serves every session of its database and is never stopped "
 		   "by agentgc: end it from OpenCode once its sessions are done",
+	.session_opts = opencode_session_opts,
 };
