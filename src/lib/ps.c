@@ -22,7 +22,6 @@ typedef struct ps_proc {
 	agc_proc p;
 	size_t agent;      /* the adapter whose process it is, or PS_NO_AGENT */
 	bool service;      /* one of that agent's shared services */
-	char *command;     /* as a holder shows it; malloc'd */
 } ps_proc;
 
 /* One hold as agc_ls_held told it, its strings owned. */
@@ -36,7 +35,6 @@ typedef struct ps_hold {
 
 typedef struct ps_run {
 	agc_ctx *ctx;
-	const agc_ps_opts *o;
 	struct { ps_proc *v; size_t n, cap; } procs;   /* by pid */
 	struct { size_t *v; size_t n, cap; } bypp;     /* indices into procs, by ppid */
 	struct { ps_hold *v; size_t n, cap; } holds;
@@ -345,7 +343,6 @@ int agc_ps(agc_ctx *ctx, const agc_ps_opts *o, int (*cb)(const agc_ps_info *p, v
 				     o->agents, o->agents & ~agc_agent_bits_known());
 	memset(&r, 0, sizeof(r));
 	r.ctx = ctx;
-	r.o = o;
 	/* the table first: a holder the listing names later is looked up in it */
 	if (agc_proc_each(ctx->procroot, table_cb, &r) < 0) {
 		run_release(&r);

@@ -419,13 +419,13 @@ static int add_services(agc_ctx *ctx, size_t a, const char *id, procs *ps)
 	return sv.rc;
 }
 
-/* The chain for every process of v that is to be stopped, then cb for each of v. Returns 0,
- * or cb's nonzero. */
-static int run_chain(agc_ctx *ctx, size_t a, const agc_stop_opts *o, stop_proc *v, size_t n,
+/* The chain for every process of v that is to be stopped, then cb for each of v (until cb
+ * returns nonzero). */
+static void run_chain(agc_ctx *ctx, size_t a, const agc_stop_opts *o, stop_proc *v, size_t n,
 		     int (*cb)(const agc_stop_proc *p, void *ud), void *ud)
 {
 	bool dry = o->flags & AGC_PURGE_DRY_RUN;
-	int steps[STOP_SIGNALS_MAX], rc = 0;
+	int steps[STOP_SIGNALS_MAX];
 	size_t i, s, nsteps;
 
 	/* the chain: the agent's graceful signal, SIGTERM, SIGKILL */
@@ -458,7 +458,7 @@ static int run_chain(agc_ctx *ctx, size_t a, const agc_stop_opts *o, stop_proc *
 			if (!v[i].result)
 				v[i].result = "alive";
 	}
-	for (i = 0; i < n && rc == 0; i++) {
+	for (i = 0; i < n; i++) {
 		agc_stop_proc sp;
 
 		memset(&sp, 0, sizeof(sp));
@@ -474,7 +474,6 @@ static int run_chain(agc_ctx *ctx, size_t a, const agc_stop_opts *o, stop_proc *
 		if (cb && cb(&sp, ud))
 			break;
 	}
-	return rc;
 }
 
 int agc_stop(agc_ctx *ctx, const char *agent, const char *id, const agc_stop_opts *o,
@@ -549,10 +548,9 @@ int agc_stop(agc_ctx *ctx, const char *agent, const char *id, const agc_stop_opt
 			ps.v[i].gone = true;
 		decide(ctx, (size_t)a, agc_report_id(r), self, n_self, &ps.v[i]);
 	}
-	rc = run_chain(ctx, (size_t)a, o, ps.v, ps.n, cb, ud);
+	run_chain(ctx, (size_t)a, o, ps.v, ps.n, cb, ud);
 	for (i = 0; i < ps.n; i++)
 		signalled = signalled || ps.v[i].n_signals;
-	(void)rc;
 	rc = 0;
 	/* nothing signalled (a dry run, a free session, only holders that are spared): the
 	 * second gate's answer stands */
