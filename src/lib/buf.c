@@ -8,6 +8,7 @@
 
 #include "buf.h"
 #include "error.h"
+#include "hset.h"
 
 static size_t buf_max(const agc_buf *b)
 {
@@ -181,11 +182,7 @@ char *agc_strfmt(const char *fmt, ...)
 
 static size_t pool_hash(const char *s)
 {
-	size_t h = 1469598103934665603u;
-
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 1099511628211u;
-	return h;
+	return (size_t)agc_fnv1a(AGC_FNV_BASIS, s, strlen(s));
 }
 
 const char *agc_strpool_add(agc_strpool *p, const char *s)

@@ -1035,6 +1035,7 @@ int agc_holders_scan(const agc_gate_query *q, agc_holders *out)
 	}
 
 	if (q->only_pids) {
+		agc_proc_scope(sc.procroot, q->only_pids, q->n_only_pids);
 		rc = scan_pids(&sc, q->only_pids, q->n_only_pids);
 		goto done;
 	}

@@ -5,16 +5,21 @@
 
 #include "error.h"
 
-static uint64_t hash_bytes(const unsigned char *p, size_t n)
+uint64_t agc_fnv1a(uint64_t h, const void *p, size_t n)
 {
-	uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+	const unsigned char *s = p;
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		h ^= p[i];
+		h ^= s[i];
 		h *= 1099511628211ULL;
 	}
 	return h;
+}
+
+static uint64_t hash_bytes(const unsigned char *p, size_t n)
+{
+	return agc_fnv1a(AGC_FNV_BASIS, p, n);
 }
 
 static agc_hent **slot(const agc_hset *s, const void *k, size_t n, uint64_t h)

@@ -19,6 +19,11 @@ typedef struct agc_hset {
 	size_t nb, n;
 } agc_hset;
 
+/* FNV-1a of n bytes at p, going on from h (AGC_FNV_BASIS to begin): the hash of the sets, and
+ * the identity of a listed process (proc.h). */
+#define AGC_FNV_BASIS 1469598103934665603ULL
+uint64_t agc_fnv1a(uint64_t h, const void *p, size_t n);
+
 bool agc_hset_has(const agc_hset *s, const void *k, size_t n);
 /* Add k (n bytes, copied) once. Returns 0 or -1 (out of memory, error set). */
 int agc_hset_add(agc_hset *s, const void *k, size_t n);

@@ -20,6 +20,7 @@
 #include <linux/magic.h>
 
 #include "error.h"
+#include "hset.h"
 #include "ids.h"
 #include "proc.h"
 #include "proc-ps.h"
@@ -487,10 +488,44 @@ int agc_proc_each(const char *procroot, int (*cb)(const agc_proc *p, void *ud), 
 	return agc_proc_each_pid(procroot, each_stat_cb, &es);
 }
 
-int agc_proc_each_pid_ino(const char *procroot, int (*cb)(pid_t pid, ino_t ino, void *ud), void *ud)
+/* The argv of a process is hashed this far at most for its identity. */
+#define IDENT_ARGV_MAX ((size_t)256 << 10)
+
+/* The identity of the process at pid (agc_proc_each_pid_ident): its /proc inode, then its argv
+ * read through dfd (the listing's /proc). A process gone or unreadable: the inode alone. */
+static uint64_t pid_ident(int dfd, const char *name, ino_t ino)
 {
-	if (agc_procps_on())
-		return agc_procps_each_pid_ino(cb, ud);
+	uint64_t h = agc_fnv1a(AGC_FNV_BASIS, &ino, sizeof(ino));
+	char path[64], buf[4096];
+	size_t total = 0;
+	ssize_t n;
+	int fd;
+
+	if (snprintf(path, sizeof(path), "%s/cmdline", name) >= (int)sizeof(path))
+		return h;
+	fd = openat(dfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return h;
+	while (total < IDENT_ARGV_MAX) {
+		n = read(fd, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		h = agc_fnv1a(h, buf, (size_t)n);
+		total += (size_t)n;
+		/* a short read is the end (read_capped_fd) */
+		if ((size_t)n < sizeof(buf))
+			break;
+	}
+	close(fd);
+	return h;
+}
+
+/* Every pid under procroot, with its identity when ident is set (else 0). */
+static int each_pid_dir(const char *procroot, bool ident, int (*cb)(pid_t pid, uint64_t ident, void *ud),
+			void *ud)
+{
 	struct dirent *de;
 	DIR *d;
 	int fd, rc = 0;
@@ -515,11 +550,18 @@ int agc_proc_each_pid_ino(const char *procroot, int (*cb)(pid_t pid, ino_t ino, 
 			break;
 		}
 		pid = name_pid(de->d_name);
-		if (pid && (rc = cb(pid, de->d_ino, ud)) != 0)
+		if (pid && (rc = cb(pid, ident ? pid_ident(fd, de->d_name, de->d_ino) : 0, ud)) != 0)
 			break;
 	}
 	closedir(d);
 	return rc;
+}
+
+int agc_proc_each_pid_ident(const char *procroot, int (*cb)(pid_t pid, uint64_t ident, void *ud), void *ud)
+{
+	if (agc_procps_on())
+		return agc_procps_each_pid_ident(cb, ud);
+	return each_pid_dir(procroot, true, cb, ud);
 }
 
 struct each_pid {
@@ -527,11 +569,11 @@ struct each_pid {
 	void *ud;
 };
 
-static int each_pid_cb(pid_t pid, ino_t ino, void *ud)
+static int each_pid_cb(pid_t pid, uint64_t ident, void *ud)
 {
 	const struct each_pid *ep = ud;
 
-	(void)ino;
+	(void)ident;
 	return ep->cb(pid, ep->ud);
 }
 
@@ -539,7 +581,9 @@ int agc_proc_each_pid(const char *procroot, int (*cb)(pid_t pid, void *ud), void
 {
 	struct each_pid ep = {cb, ud};
 
-	return agc_proc_each_pid_ino(procroot, each_pid_cb, &ep);
+	if (agc_procps_on())
+		return agc_procps_each_pid(cb, ud);
+	return each_pid_dir(procroot, false, each_pid_cb, &ep);
 }
 
 /* Read all of the open fd into out, at most max bytes (the rest is not read); closes fd. */
@@ -1180,4 +1224,11 @@ int agc_proc_self_and_ancestors(const char *procroot, pid_t **out, size_t *n)
 	*out = v;
 	*n = len;
 	return 0;
+}
+
+void agc_proc_scope(const char *procroot, const pid_t *pids, size_t n)
+{
+	/* /proc reads each process's files when asked: nothing to narrow */
+	if (agc_procps_on())
+		agc_procps_scope(pids, n);
 }

@@ -14,6 +14,7 @@
  * Their output is bounded (R8); neither inherits LD_PRELOAD. */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
@@ -27,6 +28,7 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "hset.h"
 #include "proc.h"
 #include "proc-ps.h"
 
@@ -146,14 +148,41 @@ static char **child_env(void)
 	return env;
 }
 
+/* How long one run of ps or lsof may take: past it, it is killed, and what it was to tell is
+ * an error (a stat of a file on a dead network mount can hang lsof). The tests set a shorter
+ * one (AGENTGC_TEST_PS_TIMEOUT_MS). */
+#define PS_RUN_MS 60000
+
+static int64_t run_ms(void)
+{
+	const char *v = getenv("AGENTGC_TEST_PS_TIMEOUT_MS");
+	char *end;
+	long long ms;
+
+	if (!v || !*v)
+		return PS_RUN_MS;
+	ms = strtoll(v, &end, 10);
+	return *end || ms <= 0 || ms > PS_RUN_MS ? PS_RUN_MS : ms;
+}
+
+static int64_t mono_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
 /* Run argv (looked up in PATH), its standard output into out (at most PS_OUT_MAX bytes), its
- * standard error dropped. Returns the exit status (0-255), or -1 (error set) when it could not
- * be run, was killed, or said too much. */
+ * standard error dropped, for at most PS_RUN_MS. Returns the exit status (0-255), or -1 (error
+ * set) when it could not be run, was killed, took too long, or said too much. */
 static int run(char *const argv[], agc_buf *out)
 {
 	posix_spawn_file_actions_t fa;
-	int pfd[2], st, rc = -1, err;
+	int pfd[2], st, err;
 	char **env = child_env();
+	bool failed = false;
+	int64_t deadline, limit = run_ms();
 	pid_t pid;
 
 	agc_buf_clear(out);
@@ -180,16 +209,32 @@ static int run(char *const argv[], agc_buf *out)
 				       argv[0]);
 	}
 	helper_note(pid);
+	deadline = mono_us() + limit * 1000;
 	for (;;) {
+		struct pollfd pf = {pfd[0], POLLIN, 0};
+		int64_t left = (deadline - mono_us()) / 1000;
 		ssize_t n;
 
+		if (left <= 0) {
+			agc_error_set(-1, "'%s' did not finish within %lld ms", argv[0], (long long)limit);
+			failed = true;
+			break;
+		}
+		n = poll(&pf, 1, (int)(left > 1000 ? 1000 : left));
+		if (n < 0 && errno != EINTR) {
+			agc_error_errno(-1, errno, "cannot read from '%s'", argv[0]);
+			failed = true;
+			break;
+		}
+		if (n <= 0)
+			continue;
 		if (out->len >= PS_OUT_MAX) {
-			rc = agc_error_set(-1, "'%s' said more than %zu bytes", argv[0], PS_OUT_MAX);
-			kill(pid, SIGKILL);
+			agc_error_set(-1, "'%s' said more than %zu bytes", argv[0], PS_OUT_MAX);
+			failed = true;
 			break;
 		}
 		if (agc_buf_grow(out, 65536) < 0) {
-			kill(pid, SIGKILL);
+			failed = true;
 			break;
 		}
 		n = read(pfd[0], out->ptr + out->len, 65536);
@@ -200,11 +245,13 @@ static int run(char *const argv[], agc_buf *out)
 		out->len += (size_t)n;
 		out->ptr[out->len] = '\0';
 	}
+	if (failed)
+		kill(pid, SIGKILL);
 	close(pfd[0]);
 	while (waitpid(pid, &st, 0) < 0)
 		if (errno != EINTR)
 			return agc_error_errno(-1, errno, "cannot wait for '%s'", argv[0]);
-	if (rc == -1 && out->len >= PS_OUT_MAX)
+	if (failed)
 		return -1;
 	if (WIFSIGNALED(st))
 		return agc_error_set(-1, "'%s' was killed by signal %d", argv[0], WTERMSIG(st));
@@ -332,6 +379,11 @@ typedef struct pssnap {
 	int files_rc;
 	char files_err[PS_ERR_MAX];
 	struct { psfile *v; size_t n, cap; } files;            /* sorted by pid */
+	/* When set, the open files and environments are listed for these pids alone (a re-check
+	 * of a few: agc_procps_scope); a read of another pid lists them for every process. */
+	pid_t *scope;                                          /* sorted */
+	size_t n_scope;
+	bool files_scoped, env_scoped;                         /* what was listed was scoped */
 } pssnap;
 
 static pthread_mutex_t snap_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -344,14 +396,6 @@ static int64_t cur_taken_us;
 
 static void snap_free(pssnap *s);
 static pssnap *snap_take(void);
-
-static int64_t mono_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
 
 /* The listing of a scan: the one just taken for the ancestors, once, else a new one. Returns
  * it installed as cur (the caller holds no lock), or NULL (error set). */
@@ -389,6 +433,7 @@ static void snap_free(pssnap *s)
 	for (i = 0; i < s->files.n; i++)
 		free(s->files.v[i].name);
 	free(s->files.v);
+	free(s->scope);
 	free(s);
 }
 
@@ -503,28 +548,90 @@ static int env_cb(char *line, void *ud)
 	return 0;
 }
 
-/* The environments of the listing's processes, listed once per snapshot (under snap_mu). */
-static int env_load(pssnap *s)
+/* Whether pid is in the scope of s (or s has none). */
+static bool in_scope(const pssnap *s, pid_t pid)
 {
-#if defined(__linux__)
-	char *argv[] = {"ps", "axwwe", "-o", "pid=,command=", NULL};
-#elif defined(__APPLE__)
-	char *argv[] = {"ps", "-axwwE", "-o", "pid=,command=", NULL};
-#else
-	char *argv[] = {"ps", "-axwwe", "-o", "pid=,command=", NULL};
-#endif
+	size_t lo = 0, hi = s->n_scope;
+
+	if (!s->scope)
+		return true;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->scope[mid] == pid)
+			return true;
+		if (s->scope[mid] < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
+/* The scope as ps's and lsof's -p take it: "pid,pid,...", this process's own pid among them
+ * (so a listing always has one process to show, and is told to have worked by it). Returns
+ * a malloc'd string, or NULL (error set). */
+static char *scope_arg(const pssnap *s)
+{
+	agc_buf b = AGC_BUF_INIT;
+	size_t i;
 	int rc;
 
+	rc = agc_buf_printf(&b, "%ld", (long)getpid());
+	for (i = 0; rc == 0 && i < s->n_scope; i++)
+		if (s->scope[i] != getpid())
+			rc = agc_buf_printf(&b, ",%ld", (long)s->scope[i]);
+	if (rc < 0) {
+		agc_buf_release(&b);
+		return NULL;
+	}
+	return b.ptr;
+}
+
+/* The environments of the listing's processes (of its scope, when it has one), listed once
+ * per snapshot (under snap_mu); pid is the one about to be read: outside what a scoped listing
+ * covered, every process's are listed. */
+static int env_load(pssnap *s, pid_t pid)
+{
+#if defined(__linux__)
+	/* the BSD-style e of procps: the environment after the command */
+	char *all[] = {"ps", "axwwe", "-o", "pid=,command=", NULL};
+	char *some[] = {"ps", "wwe", "-o", "pid=,command=", "-p", NULL, NULL};
+#elif defined(__APPLE__)
+	char *all[] = {"ps", "-axwwE", "-o", "pid=,command=", NULL};
+	char *some[] = {"ps", "-wwE", "-o", "pid=,command=", "-p", NULL, NULL};
+#else
+	char *all[] = {"ps", "-axwwe", "-o", "pid=,command=", NULL};
+	char *some[] = {"ps", "-wwe", "-o", "pid=,command=", "-p", NULL, NULL};
+#endif
+	char *list = NULL;
+	int rc;
+
+	if (s->env_done && s->env_scoped && !in_scope(s, pid)) {
+		/* listed for a few; this one is not among them: every process's, afresh */
+		s->env_done = false;
+		memset(s->env.v, 0, (s->ents.n + 1) * sizeof(*s->env.v));
+		memset(s->env.len, 0, (s->ents.n + 1) * sizeof(*s->env.len));
+	}
 	if (s->env_done)
 		return s->env_rc < 0 ? agc_error_set(-1, "%s", s->env_err) : 0;
 	s->env_done = true;
-	s->env.v = calloc(s->ents.n + 1, sizeof(*s->env.v));
-	s->env.len = calloc(s->ents.n + 1, sizeof(*s->env.len));
+	s->env_scoped = s->scope && in_scope(s, pid);
+	if (!s->env.v)
+		s->env.v = calloc(s->ents.n + 1, sizeof(*s->env.v));
+	if (!s->env.len)
+		s->env.len = calloc(s->ents.n + 1, sizeof(*s->env.len));
 	s->envtext.max = PS_OUT_MAX + 1;
 	if (!s->env.v || !s->env.len)
 		rc = agc_error_oom();
-	else if ((rc = run(argv, &s->envtext)) > 0)
-		rc = agc_error_set(-1, "'ps' failed (exit %d) listing environments", rc);
+	else if (s->env_scoped && !(list = scope_arg(s)))
+		rc = -1;
+	else {
+		some[5] = list;
+		if ((rc = run(s->env_scoped ? some : all, &s->envtext)) > 0)
+			rc = agc_error_set(-1, "'ps' failed (exit %d) listing environments", rc);
+	}
+	free(list);
 	if (rc == 0)
 		rc = each_line(s->envtext.ptr, s->envtext.len, env_cb, s);
 	s->env_rc = rc < 0 ? -1 : 0;
@@ -654,19 +761,38 @@ static int lsof_cb(const agc_procps_file *f, void *ud)
 	return add_file(s, f->pid, kind, f->dev, f->ino, kind == 'c' ? f->name : NULL);
 }
 
-/* The open files of every process, listed once per snapshot (under snap_mu). */
-static int files_load(pssnap *s)
+/* The open files of every process (of the scope, when the snapshot has one), listed once per
+ * snapshot (under snap_mu); pid is the one about to be read: outside what a scoped listing
+ * covered, every process's are listed. -b: lsof stats each file itself, not through a child
+ * of its own with a timer for each call (a third of the time of a listing; run() bounds how
+ * long lsof may take). */
+static int files_load(pssnap *s, pid_t pid)
 {
-	char *argv[] = {"lsof", "-n", "-P", "-w", "-F", "pfDin", NULL};
+	char *all[] = {"lsof", "-n", "-P", "-w", "-b", "-F", "pfDin", NULL};
+	char *some[] = {"lsof", "-n", "-P", "-w", "-b", "-F", "pfDin", "-p", NULL, NULL};
 	agc_buf out = AGC_BUF_INIT_MAX(PS_OUT_MAX + 1);
+	char *list = NULL;
 	int rc;
 	size_t i;
 	bool self = false;
 
+	if (s->files_done && s->files_scoped && !in_scope(s, pid)) {
+		s->files_done = false;
+		for (i = 0; i < s->files.n; i++)
+			free(s->files.v[i].name);
+		s->files.n = 0;
+	}
 	if (s->files_done)
 		return s->files_rc < 0 ? agc_error_set(-1, "%s", s->files_err) : 0;
 	s->files_done = true;
-	rc = run(argv, &out);
+	s->files_scoped = s->scope && in_scope(s, pid);
+	if (s->files_scoped && !(list = scope_arg(s)))
+		rc = -1;
+	else {
+		some[8] = list;
+		rc = run(s->files_scoped ? some : all, &out);
+	}
+	free(list);
 	/* lsof exits 1 when some process could not be looked at (gone, another user's) */
 	if (rc > 1)
 		rc = agc_error_set(-1, "'lsof' failed (exit %d): cannot see open files", rc);
@@ -686,6 +812,32 @@ static int files_load(pssnap *s)
 	if (rc < 0)
 		snprintf(s->files_err, sizeof(s->files_err), "%s", agc_error_last());
 	return s->files_rc;
+}
+
+/* The reads of the current listing that follow are of these pids (a re-check of a few): their
+ * open files and environments are listed for them alone. More than PS_SCOPE_MAX: for all. */
+#define PS_SCOPE_MAX 256
+
+static int pid_cmp(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+void agc_procps_scope(const pid_t *pids, size_t n)
+{
+	pid_t *v;
+
+	pthread_mutex_lock(&snap_mu);
+	if (cur && !cur->files_done && !cur->env_done && !cur->scope && n && n <= PS_SCOPE_MAX &&
+	    (v = malloc(n * sizeof(*v)))) {
+		memcpy(v, pids, n * sizeof(*v));
+		qsort(v, n, sizeof(*v), pid_cmp);
+		cur->scope = v;
+		cur->n_scope = n;
+	}
+	pthread_mutex_unlock(&snap_mu);
 }
 
 /* ---- the calls of proc.h --------------------------------------------------------------- */
@@ -718,7 +870,9 @@ static void fill(const agc_procps_ent *e, agc_proc *out)
 	out->comm[n] = '\0';
 }
 
-int agc_procps_each_pid_ino(int (*cb)(pid_t pid, ino_t ino, void *ud), void *ud)
+/* The pids of a listing, with their identities: a new listing when fresh is set (one that must
+ * show what runs now), else the scan's (scan_listing). */
+static int each_ident(bool fresh, int (*cb)(pid_t pid, uint64_t ident, void *ud), void *ud)
 {
 	pssnap *s;
 	pid_t *pids;
@@ -728,7 +882,15 @@ int agc_procps_each_pid_ino(int (*cb)(pid_t pid, ino_t ino, void *ud), void *ud)
 
 	if (backend_check() < 0)
 		return -1;
-	if (!(s = scan_listing()))
+	if (fresh) {
+		if (!(s = snap_take()))
+			return -1;
+		pthread_mutex_lock(&snap_mu);
+		snap_free(cur);
+		cur = s;
+		cur_spare = false;
+		pthread_mutex_unlock(&snap_mu);
+	} else if (!(s = scan_listing()))
 		return -1;
 	n = s->ents.n;
 	pids = malloc((n + 1) * sizeof(*pids));
@@ -740,12 +902,9 @@ int agc_procps_each_pid_ino(int (*cb)(pid_t pid, ino_t ino, void *ud), void *ud)
 	}
 	for (i = 0; i < n; i++) {
 		const agc_procps_ent *e = &s->ents.v[i];
-		uint64_t h = 1469598103934665603ULL ^ (uint64_t)e->start;
-		size_t k;
+		uint64_t h = agc_fnv1a(AGC_FNV_BASIS ^ (uint64_t)e->start, e->cmd, e->cmdlen);
 
-		/* FNV-1a over the start and the command; never 0 */
-		for (k = 0; k < e->cmdlen; k++)
-			h = (h ^ (unsigned char)e->cmd[k]) * 1099511628211ULL;
+		/* over the start and the command (an exec changes it); never 0 */
 		pids[i] = e->pid;
 		ident[i] = h ? h : 1;
 	}
@@ -753,10 +912,37 @@ int agc_procps_each_pid_ino(int (*cb)(pid_t pid, ino_t ino, void *ud), void *ud)
 	 * command stand for one (a pid taken over within the same second by the same command
 	 * line is the one process this cannot tell apart) */
 	for (i = 0; i < n && rc == 0; i++)
-		rc = cb(pids[i], (ino_t)ident[i], ud);
+		rc = cb(pids[i], ident[i], ud);
 	free(pids);
 	free(ident);
 	return rc;
+}
+
+/* A listing that the caller compares with an earlier one: always taken now (the listing of
+ * the ancestors a scan took may be older than something the caller did since). */
+int agc_procps_each_pid_ident(int (*cb)(pid_t pid, uint64_t ident, void *ud), void *ud)
+{
+	return each_ident(true, cb, ud);
+}
+
+struct each_pid_only {
+	int (*cb)(pid_t pid, void *ud);
+	void *ud;
+};
+
+static int each_pid_only_cb(pid_t pid, uint64_t ident, void *ud)
+{
+	struct each_pid_only *e = ud;
+
+	(void)ident;
+	return e->cb(pid, e->ud);
+}
+
+int agc_procps_each_pid(int (*cb)(pid_t pid, void *ud), void *ud)
+{
+	struct each_pid_only e = {cb, ud};
+
+	return each_ident(false, each_pid_only_cb, &e);
 }
 
 int agc_procps_each(int (*cb)(const agc_proc *p, void *ud), void *ud)
@@ -897,7 +1083,7 @@ int agc_procps_environ_at(pid_t pid, size_t max, agc_buf *out)
 	int rc;
 
 	pthread_mutex_lock(&snap_mu);
-	if ((rc = snap_ent(pid, &e)) == 0 && (rc = env_load(cur)) == 0) {
+	if ((rc = snap_ent(pid, &e)) == 0 && (rc = env_load(cur, pid)) == 0) {
 		size_t i = (size_t)(e - cur->ents.v);
 
 		/* none listed: another user's, or one whose command changed: not ours to read */
@@ -921,7 +1107,7 @@ static int files_of(pid_t pid, const char *kinds, int (*cb)(const agc_devino *f,
 	if ((rc = backend_check()) == 0 && !cur)
 		rc = agc_error_set(-1, "no listing of the process table to read pid %ld from", (long)pid);
 	if (rc == 0)
-		rc = files_load(cur);
+		rc = files_load(cur, pid);
 	if (rc == 0) {
 		for (lo = 0, hi = cur->files.n; lo < hi;) {
 			size_t mid = lo + (hi - lo) / 2;
@@ -985,7 +1171,7 @@ int agc_procps_cwd(pid_t pid, agc_buf *out)
 	if ((rc = backend_check()) == 0 && !cur)
 		rc = agc_error_set(-1, "no listing of the process table to read pid %ld from", (long)pid);
 	if (rc == 0)
-		rc = files_load(cur);
+		rc = files_load(cur, pid);
 	if (rc == 0) {
 		rc = agc_error_set(AGC_EUNSAFE, "cannot see the current dir of pid %ld", (long)pid);
 		for (i = 0; i < cur->files.n; i++)
@@ -1065,31 +1251,16 @@ int agc_proc_each(const char *procroot, int (*cb)(const agc_proc *p, void *ud), 
 	return agc_procps_each(cb, ud);
 }
 
-int agc_proc_each_pid_ino(const char *procroot, int (*cb)(pid_t pid, ino_t ino, void *ud), void *ud)
+int agc_proc_each_pid_ident(const char *procroot, int (*cb)(pid_t pid, uint64_t ident, void *ud), void *ud)
 {
 	(void)procroot;
-	return agc_procps_each_pid_ino(cb, ud);
-}
-
-struct each_pid_only {
-	int (*cb)(pid_t pid, void *ud);
-	void *ud;
-};
-
-static int each_pid_only_cb(pid_t pid, ino_t ino, void *ud)
-{
-	struct each_pid_only *e = ud;
-
-	(void)ino;
-	return e->cb(pid, e->ud);
+	return agc_procps_each_pid_ident(cb, ud);
 }
 
 int agc_proc_each_pid(const char *procroot, int (*cb)(pid_t pid, void *ud), void *ud)
 {
-	struct each_pid_only e = {cb, ud};
-
 	(void)procroot;
-	return agc_procps_each_pid_ino(each_pid_only_cb, &e);
+	return agc_procps_each_pid(cb, ud);
 }
 
 int agc_proc_stat(const char *procroot, pid_t pid, agc_proc *out)
@@ -1275,5 +1446,11 @@ int agc_proc_self_and_ancestors(const char *procroot, pid_t **out, size_t *n)
 {
 	(void)procroot;
 	return agc_procps_self_and_ancestors(out, n);
+}
+
+void agc_proc_scope(const char *procroot, const pid_t *pids, size_t n)
+{
+	(void)procroot;
+	agc_procps_scope(pids, n);
 }
 #endif

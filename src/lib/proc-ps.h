@@ -46,8 +46,9 @@ typedef struct agc_procps_file {
 int agc_procps_parse_lsof(char *text, size_t len, int (*cb)(const agc_procps_file *f, void *ud), void *ud);
 
 /* proc.h's calls through ps and lsof (same returns). The _at forms read the listing of the
- * scan (agc_procps_each_pid_ino made it); the others ask ps about that one pid, fresh. */
-int agc_procps_each_pid_ino(int (*cb)(pid_t pid, ino_t ino, void *ud), void *ud);
+ * scan (agc_procps_each_pid_ident made it); the others ask ps about that one pid, fresh. */
+int agc_procps_each_pid_ident(int (*cb)(pid_t pid, uint64_t ident, void *ud), void *ud);
+int agc_procps_each_pid(int (*cb)(pid_t pid, void *ud), void *ud);
 int agc_procps_each(int (*cb)(const agc_proc *p, void *ud), void *ud);
 int agc_procps_stat(pid_t pid, agc_proc *out);
 int agc_procps_argv(pid_t pid, size_t max, agc_buf *out);
@@ -60,5 +61,6 @@ int agc_procps_cwd_id(pid_t pid, agc_devino *out);
 int agc_procps_cwd(pid_t pid, agc_buf *out);
 int agc_procps_open(pid_t pid);
 int agc_procps_self_and_ancestors(pid_t **out, size_t *n);
+void agc_procps_scope(const pid_t *pids, size_t n);
 
 #endif

@@ -33,10 +33,13 @@ int agc_proc_each(const char *procroot, int (*cb)(const agc_proc *p, void *ud), 
 /* The same, listing pids only: nothing of a process is read (cheapest pass). */
 int agc_proc_each_pid(const char *procroot, int (*cb)(pid_t pid, void *ud), void *ud);
 
-/* The same with each pid's inode number in /proc as the listing gives it (d_ino): the kernel
- * makes a new /proc/PID inode for a new process, so a pid whose number differs from an earlier
- * listing's is another process (or was looked up anew: treated as new all the same). */
-int agc_proc_each_pid_ino(const char *procroot, int (*cb)(pid_t pid, ino_t ino, void *ud), void *ud);
+/* The same with an identity of each process, which an earlier listing's differs from when the
+ * pid now names another process or the process has run another program since (an exec): the
+ * pid's inode number in /proc as the listing gives it (d_ino: the kernel makes a new /proc/PID
+ * inode for a new process; one looked up anew changes it too, and counts as new all the same)
+ * and a hash of its argv, which an exec replaces while the inode stays. Reads each process's
+ * argv: a pass costs about as much as reading every argv once. */
+int agc_proc_each_pid_ident(const char *procroot, int (*cb)(pid_t pid, uint64_t ident, void *ud), void *ud);
 
 /* Read one process's stat. Returns 0, AGC_ENOTFOUND when it does not exist, -1 on error. */
 int agc_proc_stat(const char *procroot, pid_t pid, agc_proc *out);
@@ -112,5 +115,11 @@ pid_t agc_proc_self(const char *procroot);
  * when it lists no such process). Returns 0 or -1; *out is a malloc'd array the caller
  * frees. */
 int agc_proc_self_and_ancestors(const char *procroot, pid_t **out, size_t *n);
+
+/* The reads of the scan under way (the listing agc_proc_self_and_ancestors just made) are of
+ * these pids only: a backend that lists open files and environments for the whole table at
+ * once (ps and lsof) lists them for these alone. Nothing is left unread by it: a read of
+ * another pid lists every process's. Nothing to do for /proc. */
+void agc_proc_scope(const char *procroot, const pid_t *pids, size_t n);
 
 #endif

@@ -2464,7 +2464,11 @@ static void reason_hints(agc_report *r)
 
 /* ---- many ids in one run (docs/internals.md, "Many ids") ---------------------------------- */
 
-#define BATCH_RESCAN_MS 200 /* a full scan is never older than this when an id is removed (R5) */
+/* A full scan is never older than this when an id is removed (R5), or than BATCH_RESCAN_TIMES
+ * as long as the last one took, when that is longer: through ps and lsof a scan takes 100 to
+ * 300 ms itself, and a fixed bound would scan again before every id. */
+#define BATCH_RESCAN_MS 200
+#define BATCH_RESCAN_TIMES 4
 /* The items of one agent a full scan looks at, from the next to go on: its cost stays that of a
  * window however many ids the run has (each scan walks every item's files again), and an item
  * past the window is scanned when its turn comes (agent_scan.hi). */
@@ -2493,10 +2497,11 @@ typedef struct bexpect {
 	agc_filekey key;
 } bexpect;
 
-/* A process the last full scan saw: its pid and its /proc inode (agc_proc_each_pid_ino). */
+/* A process the last full scan saw: its pid and its identity (agc_proc_each_pid_ident: its
+ * /proc inode and its argv, which an exec changes). */
 typedef struct seen_proc {
 	pid_t pid;
-	ino_t ino;
+	uint64_t ident;
 } seen_proc;
 
 typedef struct seen_list {
@@ -2509,6 +2514,7 @@ typedef struct agent_scan {
 	seen_list seen;                             /* the listing it began with, sorted by pid */
 	struct { pid_t *v; size_t n, cap; } agents;  /* the agent's own processes then */
 	int64_t scanned_ms;                         /* monotonic ms when it began */
+	int64_t took_ms;                            /* how long it took */
 	size_t hi;                                  /* the items it looked at end before hi */
 } agent_scan;
 
@@ -2534,7 +2540,7 @@ static int seen_cmp(const void *a, const void *b)
 	return x->pid < y->pid ? -1 : x->pid > y->pid;
 }
 
-static int seen_cb(pid_t pid, ino_t ino, void *ud)
+static int seen_cb(pid_t pid, uint64_t ident, void *ud)
 {
 	seen_list *l = ud;
 	seen_proc *s = AGC_ARRAY_PUSH(l, (size_t)1 << 22);
@@ -2542,7 +2548,7 @@ static int seen_cb(pid_t pid, ino_t ino, void *ud)
 	if (!s)
 		return -1;
 	s->pid = pid;
-	s->ino = ino;
+	s->ident = ident;
 	return 0;
 }
 
@@ -2823,7 +2829,7 @@ static void batch_scan_range(batch *b, size_t lo, size_t hi, int listed)
 }
 
 /* A full scan for the next BATCH_SCAN_ITEMS items of the agent still to go, from `from` on:
- * the process table listed with each process's /proc inode, the agent's own processes noted,
+ * the process table listed with each process's identity, the agent's own processes noted,
  * then one pass over every process for all of them (R5); every pass begins after the
  * listing. */
 static void batch_scan(batch *b, size_t from)
@@ -2839,17 +2845,19 @@ static void batch_scan(batch *b, size_t from)
 	/* the clock starts before the listing: every process listed is checked after it */
 	as->scanned_ms = agc_clock_mono_us() / 1000;
 	as->seen.n = 0;
-	rc = agc_proc_each_pid_ino(b->ctx->procroot, seen_cb, &as->seen);
+	rc = agc_proc_each_pid_ident(b->ctx->procroot, seen_cb, &as->seen);
 	if (rc == 0) {
 		qsort(as->seen.v, as->seen.n, sizeof(*as->seen.v), seen_cmp);
 		rc = note_agent_procs(b);
 	}
 	batch_scan_range(b, from, hi, rc);
+	as->took_ms = agc_clock_mono_us() / 1000 - as->scanned_ms;
 }
 
 /* Just before item k goes: re-check it (R5). (a) its registry read again (a session resumed
- * since the scan), (b) every process that did not exist at the scan (a pid not listed then,
- * or listed with another /proc inode: another process) and (c) the agent's own processes
+ * since the scan), (b) every process that did not exist at the scan or has run another program
+ * since (a pid not listed then, or listed with another identity: another /proc inode, another
+ * argv) and (c) the agent's own processes
  * checked fully against it; a holder refuses only this id. Returns true when in use. */
 static bool batch_recheck(batch *b, size_t k)
 {
@@ -2883,7 +2891,7 @@ static bool batch_recheck(batch *b, size_t k)
 	{
 		seen_list now = {0};
 
-		if (agc_proc_each_pid_ino(b->ctx->procroot, seen_cb, &now) < 0) {
+		if (agc_proc_each_pid_ident(b->ctx->procroot, seen_cb, &now) < 0) {
 			free(now.v);
 			agc_report_add_holder(it->r, 0, agc_error_last(), "process-table", NULL);
 			return true;
@@ -2892,7 +2900,7 @@ static bool batch_recheck(batch *b, size_t k)
 			seen_proc key = now.v[i], *was = bsearch(&key, as->seen.v, as->seen.n, sizeof(key), seen_cmp);
 			pid_t *slot;
 
-			if (was && was->ino == key.ino)
+			if (was && was->ident == key.ident)
 				continue;
 			slot = AGC_ARRAY_PUSH(&look, (size_t)1 << 22);
 			if (!slot) {
@@ -2938,14 +2946,18 @@ static bool batch_recheck(batch *b, size_t k)
 static bool batch_gate(batch *b, size_t k)
 {
 	bitem *it = &b->it[k];
+	agent_scan *as;
+	int64_t age;
 	size_t i;
 	bool live = false;
 
-	/* (d) no process goes unchecked for longer than BATCH_RESCAN_MS: past that, or past the
-	 * items the last scan looked at, a full scan of the next ids to go */
+	/* (d) no process goes unchecked for longer than BATCH_RESCAN_MS (or BATCH_RESCAN_TIMES the
+	 * last scan's own time): past that, or past the items the last scan looked at, a full scan
+	 * of the next ids to go */
 	b->agent = (size_t)it->agent;
-	if (agc_clock_mono_us() / 1000 - b->as[b->agent].scanned_ms > BATCH_RESCAN_MS || k >= b->as[b->agent].hi ||
-	    it->unreadable)
+	as = &b->as[b->agent];
+	age = as->took_ms * BATCH_RESCAN_TIMES > BATCH_RESCAN_MS ? as->took_ms * BATCH_RESCAN_TIMES : BATCH_RESCAN_MS;
+	if (agc_clock_mono_us() / 1000 - as->scanned_ms > age || k >= as->hi || it->unreadable)
 		batch_scan(b, k);
 	if (it->unreadable) {
 		/* Not knowing who runs is treated as "in use" (R5). */

@@ -91,12 +91,44 @@ outcome() {
 	assert_exists "$C/projects/$k/$Q"
 }
 
+@test "R5: a process of the scan that has run a command naming a later id since is caught by that id's re-check" {
+	local k go idf
+	k=$(pkey "$CWD")
+	go=$BATS_TEST_TMPDIR/go idf=$BATS_TEST_TMPDIR/idf
+	mkfifo "$go"
+	echo "$Q" >"$idf"
+	# a shell whose argv names nothing of Q's, listed by the scan, that execs a command naming
+	# Q once A's transcript goes: the same pid and /proc inode, another program
+	spawn sh -c 'read -r id <"$1"; read -r _ <"$2"; exec perl -e "sleep 1000" -- --resume "$id"' sh "$idf" "$go"
+	local pid=$LAST_PID
+	wait_exec "$pid" 'read -r id'
+	AGC_MONO_STILL=1 AGC_HOOK_UNLINKAT="$A.jsonl" AGC_HOOK_CMD="echo go >'$go'; i=0; until grep -q -- '$Q' /proc/$pid/cmdline || [ \$i -ge 500 ]; do sleep 0.01; i=\$((i + 1)); done" \
+		run -4 --separate-stderr agc_faulty --json purge claude "$A" "$Q" "$P"
+	grep -q -- "$Q" "/proc/$pid/cmdline"
+	json_ok --argjson pid "$pid" \
+		'.[0].status == "purged" and .[1].status == "in-use" and
+		any(.[1].holders[]; .pid == $pid and .why == "cmdline") and .[2].status == "purged"'
+	assert_exists "$C/projects/$k/$Q.jsonl"
+}
+
 @test "R5: a run in a pid namespace below its /proc's knows its own process there, and a holder started outside it mid-run is caught by the re-check" {
 	command -v unshare >/dev/null || skip "unshare is not installed"
 	unshare -pf true 2>/dev/null || skip "no new pid namespace can be made here (not root)"
 	local k f go done
 	k=$(pkey "$CWD")
 	f=$C/projects/$k/$Q.jsonl
+	if [[ ${AGENTGC_PROC_BACKEND:-} == ps ]]; then
+		# ps and lsof list the pids of /proc's namespace, and without /proc nothing tells
+		# agentgc which of them is its own (the systems of this backend have no pid
+		# namespaces): ps or lsof cannot be shown to have listed agentgc itself, so every id is
+		# in use, with that reason, and nothing changes
+		snap before
+		run -4 --separate-stderr unshare -pf "$AGENTGC" --json purge claude "$A" "$Q" "$P"
+		json_ok 'length == 3 and all(.[]; .status == "in-use" and
+			any(.holders[]; .why == "process-table" and (.command | test("^.(ps|lsof). "))))'
+		assert_tree_unchanged before
+		return
+	fi
 	go=$BATS_TEST_TMPDIR/go done=$BATS_TEST_TMPDIR/done
 	mkfifo "$go" "$done"
 	# outside the run's namespace: when A's transcript goes, a holder of Q's starts (the hook

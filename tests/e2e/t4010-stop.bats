@@ -114,8 +114,12 @@ alive() { kill -0 "$1" 2>/dev/null && [[ $(sed 's/.*) //' "/proc/$1/stat" | cut 
 		"$lockf" app-server --listen unix:// --managed-daemon
 	for _ in $(seq 1 100); do grep -q " $(stat -c %i "$lockf") " <(sed 's/:/ /g' /proc/locks) && break; sleep 0.05; done
 	run -4 --separate-stderr agc --json stop codex "$T" --grace 1s
-	json_ok --argjson p "$LAST_PID" '.[0].status == "in-use" and (.[0].chain[0] | .pid == $p and .role == "service"
-		and .action == "spare" and .signals == [] and (.hint | test("codex app-server daemon stop")))'
+	json_ok --argjson p "$LAST_PID" '.[0].status == "in-use" and any(.[0].chain[]; .pid == $p and .role == "service"
+		and .action == "spare" and .signals == [] and (.hint | test("codex app-server daemon stop"))) and
+		all(.[0].chain[]; .signals == [])'
+	# /proc/locks names the lock's holder: the daemon is the whole chain; ps and lsof have no
+	# lock table (nor has macOS), so the lock is held by a process out of sight as well
+	[[ ${AGENTGC_PROC_BACKEND:-} == ps ]] || json_ok '(.[0].chain | length) == 1'
 	alive "$LAST_PID"
 }
 

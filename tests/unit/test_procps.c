@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "agc_test.h"
+#include "error.h"
 #include "proc-ps.h"
 
 /* 2026-07-29T14:40:53Z */
@@ -142,6 +143,153 @@ static void test_procps_lsof(void **state)
 	assert_int_equal(g.v[3].dev, 0x10303);
 }
 
+/* ---- through the real ps and lsof (skipped when either is missing) --------------------- */
+
+static bool have(const char *prog)
+{
+	char cmd[256];
+
+	snprintf(cmd, sizeof(cmd), "command -v %s >/dev/null 2>&1", prog);
+	return system(cmd) == 0;
+}
+
+typedef struct want_file {
+	dev_t dev;
+	ino_t ino;
+	bool seen;
+} want_file;
+
+static int want_cb(const agc_devino *f, void *ud)
+{
+	want_file *w = ud;
+
+	if (f->dev == w->dev && f->ino == w->ino)
+		w->seen = true;
+	return 0;
+}
+
+/* A child that holds path open (and has AGC_TEST_MARK in its environment) until killed. */
+static pid_t hold_open(const char *path)
+{
+	int fds[2];
+	pid_t pid;
+	char c;
+
+	assert_int_equal(pipe(fds), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int fd = open(path, O_RDONLY);
+
+		setenv("AGC_TEST_MARK", "held-by-the-child", 1);
+		/* the environment ps shows is the one exec gave; the fd stays open across it */
+		if (fd < 0 || write(fds[1], "x", 1) != 1)
+			_exit(1);
+		close(fds[0]);
+		execlp("sh", "sh", "-c", "exec sleep 600", "sh", (char *)NULL);
+		_exit(1);
+	}
+	close(fds[1]);
+	assert_int_equal(read(fds[0], &c, 1), 1);
+	close(fds[0]);
+	/* exec'd: its command line is the shell's */
+	for (int i = 0; i < 200; i++) {
+		agc_buf a = AGC_BUF_INIT;
+		bool execd = agc_proc_argv("/proc", pid, 4096, &a) == 0 && a.ptr && strstr(a.ptr, "sleep");
+
+		agc_buf_release(&a);
+		if (execd)
+			break;
+		usleep(10000);
+	}
+	return pid;
+}
+
+/* A re-check of a few pids lists their files and environments alone; a read of another pid
+ * then lists every process's: nothing goes unread because of the narrowing. */
+static void test_procps_scope(void **state)
+{
+	pid_t *anc = NULL, self = getpid(), child;
+	size_t n = 0;
+	struct stat st;
+	want_file w;
+	agc_buf env = AGC_BUF_INIT;
+
+	(void)state;
+	if (!have("ps") || !have("lsof"))
+		skip();
+	assert_int_equal(t_setup_dir("procps-scope"), 0);
+	t_writes("held", "x");
+	assert_int_equal(stat(t_path("held"), &st), 0);
+	child = hold_open(t_path("held"));
+
+	/* scoped to this process: the child's file is still seen when asked for */
+	assert_int_equal(agc_proc_self_and_ancestors("/proc", &anc, &n), 0);
+	free(anc);
+	agc_proc_scope("/proc", &self, 1);
+	w = (want_file){st.st_dev, st.st_ino, false};
+	assert_int_equal(agc_proc_fds("/proc", self, want_cb, &w), 0);
+	assert_false(w.seen);
+	assert_int_equal(agc_proc_fds("/proc", child, want_cb, &w), 0);
+	assert_true(w.seen);
+
+	/* scoped to the child: seen at once */
+	assert_int_equal(agc_proc_self_and_ancestors("/proc", &anc, &n), 0);
+	free(anc);
+	agc_proc_scope("/proc", &child, 1);
+	w.seen = false;
+	assert_int_equal(agc_proc_fds("/proc", child, want_cb, &w), 0);
+	assert_true(w.seen);
+
+	/* environments: scoped to this process, the child's is read all the same */
+	assert_int_equal(agc_proc_self_and_ancestors("/proc", &anc, &n), 0);
+	free(anc);
+	agc_proc_scope("/proc", &self, 1);
+	assert_int_equal(agc_proc_environ("/proc", self, 1 << 20, &env), 0);
+	assert_int_equal(agc_proc_environ_at(-1, child, 1 << 20, &env), 0);
+	assert_non_null(memmem(env.ptr, env.len, "AGC_TEST_MARK=held-by-the-child", 31));
+	agc_buf_release(&env);
+
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	assert_int_equal(t_teardown_dir(), 0);
+}
+
+/* An lsof that does not answer is killed after the timeout, and what it was to tell is an
+ * error: the gate answers in use (R5), it never waits forever. */
+static void test_procps_timeout(void **state)
+{
+	pid_t *anc = NULL, self = getpid();
+	size_t n = 0;
+	want_file w = {0, 0, false};
+	char *path = getenv("PATH") ? strdup(getenv("PATH")) : NULL;
+	struct timespec a, b;
+	int rc;
+
+	(void)state;
+	if (!have("ps"))
+		skip();
+	assert_int_equal(t_setup_dir("procps-timeout"), 0);
+	t_mkdir("bin");
+	t_writes("bin/lsof", "#!/bin/sh\nexec sleep 30\n");
+	assert_int_equal(chmod(t_path("bin/lsof"), 0755), 0);
+	setenv("PATH", t_fmt("%s:%s", t_path("bin"), path ? path : "/usr/bin:/bin"), 1);
+	setenv("AGENTGC_TEST_PS_TIMEOUT_MS", "300", 1);
+	assert_int_equal(agc_proc_self_and_ancestors("/proc", &anc, &n), 0);
+	free(anc);
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	rc = agc_proc_fds("/proc", self, want_cb, &w);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	unsetenv("AGENTGC_TEST_PS_TIMEOUT_MS");
+	setenv("PATH", path ? path : "/usr/bin:/bin", 1);
+	free(path);
+	assert_int_equal(rc, -1);
+	assert_non_null(strstr(agc_error_last(), "did not finish within 300 ms"));
+	/* killed at the timeout, not waited for */
+	assert_true(b.tv_sec - a.tv_sec < 10);
+	assert_int_equal(t_teardown_dir(), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -149,7 +297,12 @@ int main(void)
 		cmocka_unit_test(test_procps_lstart_bad),
 		cmocka_unit_test(test_procps_line),
 		cmocka_unit_test(test_procps_lsof),
+		cmocka_unit_test(test_procps_scope),
+		cmocka_unit_test(test_procps_timeout),
 	};
+
+	/* the ps backend for the tests that run ps and lsof (the parsers above need none) */
+	setenv("AGENTGC_PROC_BACKEND", "ps", 1);
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
