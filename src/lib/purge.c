@@ -21,6 +21,7 @@
 #include "json.h"
 #include "lines.h"
 #include "pending.h"
+#include "proc-ps.h"
 #include "remove.h"
 #include "report.h"
 #include "scan.h"
@@ -652,10 +653,17 @@ static void add_hints(agc_report *r, const agc_plan *p)
 		if (h->pid <= 0)
 			snprintf(line, sizeof(line), "%s: the session cannot be shown to be free (%s)",
 				 h->command, h->why);
+		else if (strcmp(h->why, "open-file") == 0 && h->what && agc_procps_on())
+			/* no /proc to point at (macOS, the BSDs): what lsof showed */
+			snprintf(line, sizeof(line), "pid %d has '%s' open or mapped: see lsof -p %d",
+				 h->pid, h->what, h->pid);
 		else if (strcmp(h->why, "open-file") == 0 && h->what)
 			snprintf(line, sizeof(line),
 				 "pid %d has '%s' open or mapped: see ls -l /proc/%d/fd, /proc/%d/maps, or lsof -p %d",
 				 h->pid, h->what, h->pid, h->pid, h->pid);
+		else if (strcmp(h->why, "cwd") == 0 && h->what && agc_procps_on())
+			snprintf(line, sizeof(line), "pid %d runs in '%s': see lsof -a -d cwd -p %d",
+				 h->pid, h->what, h->pid);
 		else if (strcmp(h->why, "cwd") == 0 && h->what)
 			snprintf(line, sizeof(line), "pid %d runs in '%s': see ls -l /proc/%d/cwd",
 				 h->pid, h->what, h->pid);

@@ -45,7 +45,10 @@ arts() {
 
 @test "R5: prune of 1,200 sessions with 1,024 open files at most: every held one is skipped whole, the rest go" {
 	mk_home 1200 0 0 0
-	run -0 --separate-stderr agc --json prune --agent claude --older-than 0s --settle 0s --dry-run
+	# the order the prune takes them in; through /proc whatever the suite's backend (through
+	# ps a dry run asks ps and lsof again for each id: minutes, for an order)
+	run -0 --separate-stderr env AGENTGC_PROC_BACKEND=proc "$AGENTGC" --json prune --agent claude \
+		--older-than 0s --settle 0s --dry-run
 	local order pos id f held=()
 	order=$(jq -r 'select(.status == "dry-run") | .id' <<<"$output")
 	for pos in 100 300 509 700 1100; do

@@ -22,6 +22,20 @@ setup() {
 	local holder=$LAST_PID
 	run -4 --separate-stderr agc --json in-use opencode "$S"
 	json_ok --argjson p "$holder" '.[0].in_use and (.[0].holders | any(.pid == $p and .why == "open-file"))'
+	# a hint points where this backend looks (no /proc on its systems): a holder of a
+	# transcript, and one that runs in a session's dir
+	local cwd id h
+	cwd=$(mk_project)
+	id=$(new_uuid)
+	mk_transcript "$id" "$cwd"
+	mk_subagent "$id" "$cwd" >/dev/null
+	spawn_holding "$C/projects/$(pkey "$cwd")/$id.jsonl"
+	h=$LAST_PID
+	spawn_in_dir "$C/projects/$(pkey "$cwd")/$id" agent-dir-sleeper
+	run -4 --separate-stderr agc --json purge claude "$id"
+	json_ok --arg h "see lsof -p $h" --arg c "see lsof -a -d cwd -p $LAST_PID" '.[0].status == "in-use" and
+		any(.[0].hints[]; contains($h)) and any(.[0].hints[]; contains($c)) and
+		all(.[0].hints[]; contains("/proc/") | not)'
 	# lsof missing: in use, the reason named, nothing changed
 	snap before
 	run -4 --separate-stderr env PATH="$NOLSOF" "$AGENTGC" --json purge opencode "$S"

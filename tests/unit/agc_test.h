@@ -190,10 +190,14 @@ static inline const char *t_fmt(const char *fmt, ...)
 	static unsigned n;
 	char *o = b[n++ % 8];
 	va_list ap;
+	int len;
 
 	va_start(ap, fmt);
-	vsnprintf(o, sizeof(b[0]), fmt, ap);
+	len = vsnprintf(o, sizeof(b[0]), fmt, ap);
 	va_end(ap);
+	/* a cut string would be a wrong one that looks right */
+	if (len < 0 || (size_t)len >= sizeof(b[0]))
+		fail_msg("t_fmt(\"%s\"): %d bytes do not fit in %zu", fmt, len, sizeof(b[0]));
 	return o;
 }
 
