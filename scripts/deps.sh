@@ -20,6 +20,9 @@ PKGS="$PKGS zsh fish groff-base"
 # lsof (with procps's ps): the process backend of macOS and the BSDs, which the end-to-end
 # tests also run on Linux (AGENTGC_PROC_BACKEND=ps).
 PKGS="$PKGS lsof"
+# iproute2 (ip): loopback brought up in the network namespace the contract tests run an agent
+# and its model server in.
+PKGS="$PKGS iproute2"
 
 # hyperfine, time (/usr/bin/time -v) and psmisc (fuser): the benchmark and its peers.
 PKGS_BENCH="hyperfine time psmisc"

@@ -24,4 +24,17 @@ printf '%s\n' "$out" | grep -qi '# skip' && fail "a test was skipped"
 # nothing half-installed is taken for the cache later
 [ -z "$(find "$scratch/cache/opencode" -mindepth 1 -maxdepth 1 -type d 2>/dev/null)" ] ||
 	fail "a directory was left in the cache: $(ls -A "$scratch/cache/opencode")"
-echo "1 passed, 0 failed"
+
+# the same for Claude Code, through the shared installer of the pinned agents
+rc=0
+out=$(AGC_CACHE_DIR=$scratch/cache npm_config_registry=http://127.0.0.1:9/ \
+	npm_config_fetch_retries=0 "$here/claude/run.sh" /bin/true 2>&1) || rc=$?
+printf '%s\n' "$out" | sed 's/^/# /'
+[ "$rc" -ne 0 ] || fail "claude/run.sh exited 0 without a registry"
+printf '%s\n' "$out" | grep -q 'ERROR: cannot install @anthropic-ai/claude-code@.* from http://127.0.0.1:9/' ||
+	fail "no 'ERROR: cannot install' line for claude naming the registry"
+printf '%s\n' "$out" | grep -q '^contract/claude: FAILED' || fail "no 'contract/claude: FAILED' line"
+printf '%s\n' "$out" | grep -qi '# skip' && fail "a claude test was skipped"
+[ -z "$(find "$scratch/cache/claude" -mindepth 1 -maxdepth 1 -type d 2>/dev/null)" ] ||
+	fail "a directory was left in the cache: $(ls -A "$scratch/cache/claude")"
+echo "2 passed, 0 failed"
