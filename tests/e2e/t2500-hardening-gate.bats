@@ -83,7 +83,12 @@ time.sleep(300)'
 	run -4 --separate-stderr agc --json purge claude "$S"
 	json_ok --argjson p "$LAST_PID" --arg d "$TU/$K/$S" '.[0].status == "in-use" and
 		(.[0].holders | any(.pid == $p and .why == "cwd" and .what == $d))'
-	[[ $stderr == *"/proc/$LAST_PID/cwd"* ]]
+	# the hint says where to look: /proc, or through ps (no /proc on its systems) lsof
+	if [[ ${AGENTGC_PROC_BACKEND:-} == ps ]]; then
+		[[ $stderr == *"lsof -a -d cwd -p $LAST_PID"* ]]
+	else
+		[[ $stderr == *"/proc/$LAST_PID/cwd"* ]]
+	fi
 	assert_tree_unchanged before
 }
 
