@@ -397,14 +397,15 @@ static int64_t cur_taken_us;
 static void snap_free(pssnap *s);
 static pssnap *snap_take(void);
 
-/* The listing of a scan: the one just taken for the ancestors, once, else a new one. Returns
- * it installed as cur (the caller holds no lock), or NULL (error set). */
-static pssnap *scan_listing(void)
+/* The listing of a scan: the one just taken for the ancestors, once, else (and always when
+ * fresh: a listing that must show what runs now) a new one. Returns it installed as cur (the
+ * caller holds no lock), or NULL (error set). */
+static pssnap *scan_listing(bool fresh)
 {
 	pssnap *s = NULL;
 
 	pthread_mutex_lock(&snap_mu);
-	if (cur && cur_spare && mono_us() - cur_taken_us < PS_REUSE_US)
+	if (!fresh && cur && cur_spare && mono_us() - cur_taken_us < PS_REUSE_US)
 		s = cur;
 	cur_spare = false;
 	pthread_mutex_unlock(&snap_mu);
@@ -870,8 +871,7 @@ static void fill(const agc_procps_ent *e, agc_proc *out)
 	out->comm[n] = '\0';
 }
 
-/* The pids of a listing, with their identities: a new listing when fresh is set (one that must
- * show what runs now), else the scan's (scan_listing). */
+/* The pids of a listing (scan_listing), with their identities. */
 static int each_ident(bool fresh, int (*cb)(pid_t pid, uint64_t ident, void *ud), void *ud)
 {
 	pssnap *s;
@@ -882,15 +882,7 @@ static int each_ident(bool fresh, int (*cb)(pid_t pid, uint64_t ident, void *ud)
 
 	if (backend_check() < 0)
 		return -1;
-	if (fresh) {
-		if (!(s = snap_take()))
-			return -1;
-		pthread_mutex_lock(&snap_mu);
-		snap_free(cur);
-		cur = s;
-		cur_spare = false;
-		pthread_mutex_unlock(&snap_mu);
-	} else if (!(s = scan_listing()))
+	if (!(s = scan_listing(fresh)))
 		return -1;
 	n = s->ents.n;
 	pids = malloc((n + 1) * sizeof(*pids));
@@ -954,7 +946,7 @@ int agc_procps_each(int (*cb)(const agc_proc *p, void *ud), void *ud)
 	if (backend_check() < 0)
 		return -1;
 	{
-		pssnap *s = scan_listing();
+		pssnap *s = scan_listing(false);
 
 		if (!s)
 			return -1;

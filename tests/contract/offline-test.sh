@@ -11,30 +11,27 @@ fail() {
 	exit 1
 }
 
-rc=0
-out=$(AGC_CACHE_DIR=$scratch/cache npm_config_registry=http://127.0.0.1:9/ \
-	npm_config_fetch_retries=0 "$here/opencode/run.sh" /bin/true 2>&1) || rc=$?
-printf '%s\n' "$out" | sed 's/^/# /'
-[ "$rc" -ne 0 ] || fail "run.sh exited 0 without a registry"
-printf '%s\n' "$out" | grep -q 'ERROR: cannot install opencode-ai@.* from http://127.0.0.1:9/' ||
-	fail "no 'ERROR: cannot install' line naming the registry"
-printf '%s\n' "$out" | grep -q 'FAILS' || fail "does not say the test fails"
-printf '%s\n' "$out" | grep -q '^contract/opencode: FAILED' || fail "no 'contract/opencode: FAILED' line"
-printf '%s\n' "$out" | grep -qi '# skip' && fail "a test was skipped"
-# nothing half-installed is taken for the cache later
-[ -z "$(find "$scratch/cache/opencode" -mindepth 1 -maxdepth 1 -type d 2>/dev/null)" ] ||
-	fail "a directory was left in the cache: $(ls -A "$scratch/cache/opencode")"
+# NAME's run.sh (RUN) without the registry and the cache: a non-zero exit, the installer's
+# "ERROR: cannot install SPEC from <registry>" (SPEC a grep pattern), that the test FAILS,
+# "contract/NAME: FAILED", no skip, and nothing left in the cache's dir CACHED.
+offline() {
+	name=$1 run=$2 spec=$3 cached=$4
+	rc=0
+	out=$(AGC_CACHE_DIR=$scratch/cache npm_config_registry=http://127.0.0.1:9/ \
+		npm_config_fetch_retries=0 "$run" /bin/true 2>&1) || rc=$?
+	printf '%s\n' "$out" | sed 's/^/# /'
+	[ "$rc" -ne 0 ] || fail "$name: run.sh exited 0 without a registry"
+	printf '%s\n' "$out" | grep -q "ERROR: cannot install $spec from http://127.0.0.1:9/" ||
+		fail "$name: no 'ERROR: cannot install' line naming the registry"
+	printf '%s\n' "$out" | grep -q 'FAILS' || fail "$name: does not say the test fails"
+	printf '%s\n' "$out" | grep -q "^contract/$name: FAILED" || fail "no 'contract/$name: FAILED' line"
+	printf '%s\n' "$out" | grep -qi '# skip' && fail "$name: a test was skipped"
+	# nothing half-installed is taken for the cache later
+	[ -z "$(find "$scratch/cache/$cached" -mindepth 1 -maxdepth 1 -type d 2>/dev/null)" ] ||
+		fail "$name: a directory was left in the cache: $(ls -A "$scratch/cache/$cached")"
+}
 
-# the same for Claude Code, through the shared installer of the pinned agents
-rc=0
-out=$(AGC_CACHE_DIR=$scratch/cache npm_config_registry=http://127.0.0.1:9/ \
-	npm_config_fetch_retries=0 "$here/claude/run.sh" /bin/true 2>&1) || rc=$?
-printf '%s\n' "$out" | sed 's/^/# /'
-[ "$rc" -ne 0 ] || fail "claude/run.sh exited 0 without a registry"
-printf '%s\n' "$out" | grep -q 'ERROR: cannot install @anthropic-ai/claude-code@.* from http://127.0.0.1:9/' ||
-	fail "no 'ERROR: cannot install' line for claude naming the registry"
-printf '%s\n' "$out" | grep -q '^contract/claude: FAILED' || fail "no 'contract/claude: FAILED' line"
-printf '%s\n' "$out" | grep -qi '# skip' && fail "a claude test was skipped"
-[ -z "$(find "$scratch/cache/claude" -mindepth 1 -maxdepth 1 -type d 2>/dev/null)" ] ||
-	fail "a directory was left in the cache: $(ls -A "$scratch/cache/claude")"
+offline opencode "$here/opencode/run.sh" 'opencode-ai@.*' opencode
+# Claude Code, through the shared installer of the pinned agents
+offline claude "$here/claude/run.sh" '@anthropic-ai/claude-code@.*' claude
 echo "2 passed, 0 failed"
