@@ -214,6 +214,30 @@ oc_db() { find "$HOME" -name opencode.db | head -n1; }
 	[[ $(roots | wc -l) == 3 ]]
 }
 
+@test "Codex shell snapshots left half-written (<id>.tmp-<n>): a thread's go with its purge; one of no record is an orphan, pruned; look-alikes stay" {
+	mk_home 0 0 3 0
+	local id side=0e3c5d4a-1b2c-4d5e-8f90-a1b2c3d4e5f6 s=$HOME/.codex/shell_snapshots
+	id=$(jq -r 'select(.agent == "codex" and .parent == null) | .id' "$MAN" | head -n1)
+	mkdir -p "$s"
+	# what Codex writes while it makes a snapshot: the environment, keys included
+	echo 'declare -x OPENAI_API_KEY="sk-thread"' >"$s/$id.tmp-4242"
+	echo 'declare -x OPENAI_API_KEY="sk-side"' >"$s/$side.tmp-17"
+	# not snapshots of either: no digits, a letter after them, a prefix twin
+	echo x >"$s/$id.tmp-"
+	echo x >"$s/$id.tmp-12a"
+	echo x >"$s/${id}x.tmp-3"
+	run -0 --separate-stderr agc --json ls --orphans
+	json_ok --arg id "$side" 'map(select(.orphan == true)) | length == 1 and .[0].id == $id and .[0].bytes > 0'
+	run -0 --separate-stderr agc --json purge codex "$id"
+	json_ok --arg f "$s/$id.tmp-4242" '[.[0].removed[].path] | index($f) != null'
+	assert_gone "$s/$id.tmp-4242"
+	assert_exists "$s/$side.tmp-17" "$s/$id.tmp-" "$s/$id.tmp-12a" "$s/${id}x.tmp-3"
+	run -0 --separate-stderr agc --json prune --orphans --settle 0s --yes
+	json_ok --arg id "$side" 'map(select(.status == "purged")) | length == 1 and .[0].id == $id'
+	assert_gone "$s/$side.tmp-17"
+	assert_exists "$s/$id.tmp-" "$s/$id.tmp-12a" "$s/${id}x.tmp-3"
+}
+
 @test "ls --orphans: a Codex thread whose rollout lies outside the dirs Codex lists is no orphan" {
 	mk_home 0 0 3 0
 	local id sq moved=$BATS_TEST_TMPDIR/elsewhere

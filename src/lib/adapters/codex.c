@@ -147,17 +147,29 @@ static bool rollout_name(const char *name, char *id, bool *zst)
 	return agc_id_uuid(tmp, id) == 0 && strcmp(tmp, id) == 0;
 }
 
-/* <id>.<digits>.sh: a shell snapshot of exactly that thread (never a prefix twin). */
+/* True when s[from, to) is one or more decimal digits. */
+static bool all_digits(const char *s, size_t from, size_t to)
+{
+	size_t k;
+
+	for (k = from; k < to; k++)
+		if (s[k] < '0' || s[k] > '9')
+			return false;
+	return to > from;
+}
+
+/* A shell snapshot of exactly that thread (never a prefix twin): <id>.<digits>.sh, or
+ * <id>.tmp-<digits>, one that Codex was still writing when it stopped (seen left by the TUI's
+ * side threads; it holds the environment all the same). */
 static bool snapshot_of(const char *name, const char *id)
 {
-	size_t il = strlen(id), n = strlen(name), k;
+	size_t il = strlen(id), n = strlen(name);
 
-	if (n < il + 5 || strncmp(name, id, il) != 0 || name[il] != '.' || strcmp(name + n - 3, ".sh") != 0)
+	if (n < il + 2 || strncmp(name, id, il) != 0 || name[il] != '.')
 		return false;
-	for (k = il + 1; k < n - 3; k++)
-		if (name[k] < '0' || name[k] > '9')
-			return false;
-	return n - 3 > il + 1;
+	if (n > il + 5 && strncmp(name + il + 1, "tmp-", 4) == 0)
+		return all_digits(name, il + 5, n);
+	return n >= il + 5 && strcmp(name + n - 3, ".sh") == 0 && all_digits(name, il + 1, n - 3);
 }
 
 /* ---- the rollouts and their first lines ----------------------------------------------------- */
