@@ -23,6 +23,8 @@ PKGS="$PKGS lsof"
 # iproute2 (ip): loopback brought up in the network namespace the contract tests run an agent
 # and its model server in.
 PKGS="$PKGS iproute2"
+# tmux: the interactive sessions of the real agents in the contract tests (Claude Code, Codex)
+PKGS="$PKGS tmux"
 
 # hyperfine, time (/usr/bin/time -v) and psmisc (fuser): the benchmark and its peers.
 PKGS_BENCH="hyperfine time psmisc"

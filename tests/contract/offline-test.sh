@@ -34,4 +34,5 @@ offline() {
 offline opencode "$here/opencode/run.sh" 'opencode-ai@.*' opencode
 # Claude Code, through the shared installer of the pinned agents
 offline claude "$here/claude/run.sh" '@anthropic-ai/claude-code@.*' claude
-echo "2 passed, 0 failed"
+offline codex "$here/codex/run.sh" '@openai/codex@.*' codex
+echo "3 passed, 0 failed"

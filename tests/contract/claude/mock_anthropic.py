@@ -7,7 +7,8 @@ Listens on 127.0.0.1 at a port the kernel picks, and writes that port to PORT_FI
 accepts connections. Answers:
 - POST /v1/messages (streamed as server-sent events when the request asks, else whole),
 - POST /v1/messages/count_tokens,
-and 404 to anything else. Every request is logged to LOG_FILE, one JSON line each.
+and 404 to anything else. Every request is logged to LOG_FILE, one JSON line each. It exits
+when the process that started it has gone, so that no mock outlives a test that was cut short.
 
 The plan (PLAN_FILE, JSON) is an object whose keys are texts and whose values are lists of
 steps; a request belongs to the first key its first user message contains (the prompt of
@@ -148,6 +149,13 @@ class Handler(http.server.BaseHTTPRequestHandler):
             f.write(line + "\n")
 
 
+def watch_parent(parent):
+    while os.getppid() == parent:
+        time.sleep(0.5)
+    os._exit(0)
+
+
+threading.Thread(target=watch_parent, args=(os.getppid(),), daemon=True).start()
 server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
 server.daemon_threads = True
 tmp = PORT_FILE + ".tmp"

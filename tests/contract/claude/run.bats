@@ -22,6 +22,38 @@
 #   $TMPDIR/claude-<uid>/fswatch-probe-XXXXXX/probe, left after a clean exit (global state
 #   and a file-watch probe: no session's, and agentgc leaves them).
 # - As root, --dangerously-skip-permissions is refused; --allowedTools grants the tools here.
+# - The interactive REPL runs in a tmux pane of the test's own server. Its default permission
+#   mode, "auto mode", has each risky tool call checked on Anthropic's side (not through the
+#   Messages API, so the mock cannot answer it) and sets --allowedTools aside for such calls
+#   (a `nohup … &` Bash waited for that check); --permission-mode default restores the rules.
+# - file-history/<S>/: an Edit of a file that was there before the session writes <h>@v1 (the
+#   text before the edit) at once. A file Claude created is backed up too, contrary to the
+#   formats note: its first record has "backupFileName": null, and the next prompt's snapshot
+#   writes <h>@v2 (the text Claude wrote) for it and for every file the turn changed. `/exit`
+#   counts as that prompt: the @v2 files were written at exit, once with a
+#   file-history-snapshot line naming them and once with none, so only the dir finds them.
+#   Per edit the transcript has a file-history-delta line {messageId, snapshotMessageId,
+#   trackingPath (relative to realParentDir), backup: {backupFileName, version, backupTime,
+#   realParentDir}}.
+# - history.jsonl gets a line for every prompt submitted in the REPL, `/exit` included, all
+#   with the session's id.
+# - The shell snapshot (shell-snapshots/snapshot-bash-*.sh) is written at the first Bash call
+#   and deleted by Claude when it exits, -p and interactive alike.
+# - A background Bash (run_in_background) runs with CLAUDE_CODE_SESSION_ID and holds its
+#   T/claude-<uid>/<K'>/<S>/tasks/<taskId>.output open; the registry's status is "shell" while
+#   it runs. `/exit` then asks "Exit and stop tasks / Move to background and exit / Stay"; the
+#   first ends the task's processes and leaves its .output file. A `nohup … &` started by a
+#   Bash call is no task: `/exit` asks nothing and the process outlives Claude with the
+#   session in its environment.
+# - The REPL (not -p) writes $XDG_DATA_HOME/applications/claude-code-url-handler.desktop,
+#   global state of no session.
+# - Seen by hand, not run here: "Move to background and exit" starts `claude daemon run`,
+#   which puts its sockets in /tmp/cc-daemon-<uid>/<8 hex>/ whatever TMPDIR says, and a
+#   process `claude --session-id <S2> --fork-session --resume <path of S's transcript>` with
+#   a registry entry of kind "bg" and "jobId": the first 8 characters of S2. Its job is
+#   jobs/<those 8 characters>/ (state.json with "sessionId": S2, "daemonShort", and "intent",
+#   the first prompt's text), not jobs/<S2>/ as the formats note has it; also
+#   daemon/gateway-routed/<8 characters>, jobs/pins.json, daemon/, daemon.{lock,log,status.json}.
 
 bats_require_minimum_version 1.5.0
 
@@ -36,6 +68,7 @@ setup_file() {
 	}
 	command -v ip >/dev/null || { echo "ip (iproute2) is needed to bring up loopback" >&2; return 1; }
 	command -v python3 >/dev/null || { echo "python3 is needed for the model server" >&2; return 1; }
+	command -v tmux >/dev/null || { echo "tmux is needed to drive the interactive claude" >&2; return 1; }
 	local vh=$BATS_FILE_TMPDIR/version-home
 	mkdir -p "$vh/home" "$vh/tmp"
 	CLAUDE_VERSION=$(env HOME="$vh/home" TMPDIR="$vh/tmp" CLAUDE_CONFIG_DIR="$vh/home/.claude" \
@@ -63,10 +96,27 @@ setup() {
 }
 
 teardown() {
-	local p
-	while read -r p; do
-		[[ -n $p ]] && kill -KILL "$p" 2>/dev/null || true
+	local p st
+	[[ -S $T/tmux ]] && tm kill-server 2>/dev/null || true
+	# only a process that is still the one noted: pids are reused, and soon where pid_max is low
+	while read -r p st; do
+		[[ -n $st && $(proc_start "$p") == "$st" ]] && kill -KILL "$p" 2>/dev/null || true
 	done <"$T/pids"
+}
+
+# The start time of a process (field 22 of its stat), or nothing once it has gone.
+proc_start() {
+	local s
+	s=$(cat "/proc/$1/stat" 2>/dev/null) || return 0
+	s=${s##*) }
+	# shellcheck disable=SC2086 # split into the fields after the command's name
+	set -- $s
+	echo "${20}"
+}
+
+# Note a process for teardown to end, should the test stop before it does.
+note_pid() {
+	echo "$1 $(proc_start "$1")" >>"$T/pids"
 }
 
 agc() {
@@ -83,9 +133,9 @@ json_ok() {
 	}
 }
 
-# One line per entry under HOME and TMPDIR: path, type, and a file's hash.
+# One line per entry under HOME, TMPDIR and the XDG dirs: path, type, and a file's hash.
 tree_state() {
-	(cd "$T" && find home tmp -printf '%p\t%y\n' | LC_ALL=C sort | while IFS=$'\t' read -r p y; do
+	(cd "$T" && find home tmp xdg -printf '%p\t%y\n' | LC_ALL=C sort | while IFS=$'\t' read -r p y; do
 		if [[ $y == f ]]; then
 			printf '%s\tf\t%s\n' "$p" "$(sha256sum <"$p" | cut -c1-16)"
 		else
@@ -95,24 +145,23 @@ tree_state() {
 }
 
 # The entries that are no session's: Claude Code's global state, which every run writes
-# whatever the session (.claude.json, its backups, the plugin store), and the dirs that hold
-# the files of every session of a project or of the home (projects/<key>/ and its memory/,
-# sessions/, session-env/, shell-snapshots/, the temp root's claude-<uid>/<key>/, cc-socks/),
-# which a session's first run creates and its purge leaves for the others.
+# whatever the session (.claude.json, its backups, the plugin store, the URL handler under
+# XDG_DATA_HOME), and the dirs that hold the files of every session of a project or of the
+# home (projects/<key>/ and its memory/, file-history/, sessions/, session-env/,
+# shell-snapshots/, the temp root's claude-<uid>/<key>/, cc-socks/), which a session's first
+# run creates and its purge leaves for the others.
 not_global() {
-	grep -vE '^home/\.claude(/\.claude)?\.json	|^home/\.claude/(backups|plugins)(/|	)|^tmp/claude-[0-9]+/fswatch-probe-[^/]+(/|	)' |
-		grep -vE '^(home/\.claude|home/\.claude/(projects|projects/[^/]+|projects/[^/]+/memory|sessions|session-env|shell-snapshots)|tmp/cc-socks|tmp/claude-[0-9]+|tmp/claude-[0-9]+/[^/]+)	d$'
+	grep -vE '^home/\.claude(/\.claude)?\.json	|^home/\.claude/(backups|plugins)(/|	)|^tmp/claude-[0-9]+/fswatch-probe-[^/]+(/|	)|^xdg/data/applications(/|	)' |
+		grep -vE '^(home/\.claude|home/\.claude/(projects|projects/[^/]+|projects/[^/]+/memory|file-history|sessions|session-env|shell-snapshots)|tmp/cc-socks|tmp/claude-[0-9]+|tmp/claude-[0-9]+/[^/]+)	d$'
 }
 
-# claude -p PROMPT in the work dir, offline, against the mock following the plan file PLAN;
-# sets CLAUDE_OUT (its JSON result) and leaves the mock's log in $T/mock.log.
-claude_p() {
-	local plan=$1 prompt=$2
-	shift 2
+# The script that runs inside the network namespace: loopback up, the mock following the
+# plan $PLAN, then claude in the work dir with the arguments given; the mock goes when claude
+# exits (or, should this script be killed, by itself).
+write_runner() {
 	rm -f "$T/port"
 	cat >"$T/run.sh" <<-'EOF'
 		#!/bin/sh
-		# inside the network namespace: loopback up, the mock, then claude
 		ip link set lo up || exit 90
 		python3 "$MOCK" "$T/port" "$PLAN" "$T/mock.log" &
 		m=$!
@@ -121,14 +170,139 @@ claude_p() {
 		[ -s "$T/port" ] || { kill $m; exit 91; }
 		ANTHROPIC_BASE_URL=http://127.0.0.1:$(cat "$T/port") ANTHROPIC_API_KEY=sk-ant-contract-test
 		export ANTHROPIC_BASE_URL ANTHROPIC_API_KEY
-		cd "$WORK" && "$CLAUDE" "$@" </dev/null
+		cd "$WORK" && "$CLAUDE" "$@"
 		rc=$?
 		kill $m
 		exit $rc
 	EOF
 	chmod +x "$T/run.sh"
+}
+
+# claude -p PROMPT in the work dir, offline, against the mock following the plan file PLAN;
+# sets CLAUDE_OUT (its JSON result) and leaves the mock's log in $T/mock.log.
+claude_p() {
+	local plan=$1 prompt=$2
+	shift 2
+	write_runner
 	CLAUDE_OUT=$(MOCK=$BATS_TEST_DIRNAME/mock_anthropic.py PLAN=$plan T=$T WORK=$WORK \
-		timeout 120 unshare -rn "$T/run.sh" -p "$prompt" --output-format json "$@")
+		timeout 120 unshare -rn "$T/run.sh" -p "$prompt" --output-format json "$@" </dev/null)
+}
+
+# Poll every 0.1 s until the command succeeds, for at most SECS seconds; else fail, naming
+# what was awaited and showing the pane.
+wait_until() {
+	local secs=$1 i
+	shift
+	for ((i = 0; i < secs * 10; i++)); do
+		"$@" && return 0
+		sleep 0.1
+	done
+	echo "gave up after ${secs}s waiting for: $*" >&2
+	pane | grep -v '^$' >&2 || true
+	return 1
+}
+
+# The tmux server of the interactive tests: a socket of its own in the test's dir, no config.
+tm() {
+	tmux -f /dev/null -S "$T/tmux" "$@"
+}
+
+pane() {
+	tm capture-pane -p -t c 2>/dev/null
+}
+
+pane_has() {
+	pane | grep -qF -- "$1"
+}
+
+# True when the input line holds TEXT: the prompt sign, one blank (a no-break space), TEXT.
+input_is() {
+	local l
+	while IFS= read -r l; do
+		[[ $l == "❯"?"$1"* ]] && return 0
+	done < <(pane)
+	return 1
+}
+
+# Prepare the home for an interactive session (what a user answers once: onboarding done,
+# the API key approved by its last 20 characters, the work dir trusted), with a prompt of an
+# earlier session in history.jsonl, which the purge must leave as it is.
+interactive_home() {
+	mkdir -p "$CLAUDE_CONFIG_DIR"
+	cat >"$CLAUDE_CONFIG_DIR/.claude.json" <<-EOF
+		{"hasCompletedOnboarding": true,
+		 "customApiKeyResponses": {"approved": ["sk-ant-contract-test"], "rejected": []},
+		 "projects": {"$WORK": {"hasTrustDialogAccepted": true}}}
+	EOF
+	printf '{"display":"an earlier prompt","pastedContents":{},"timestamp":1795984693022,"project":"%s","sessionId":"0b5e1c2d-3f4a-4b6c-8d9e-0a1b2c3d4e5f"}\n' \
+		"$WORK" >"$CLAUDE_CONFIG_DIR/history.jsonl"
+}
+
+# The registry entry of the interactive claude (the only one in the home).
+registry() {
+	local f
+	for f in "$CLAUDE_CONFIG_DIR"/sessions/[0-9]*.json; do
+		[[ -s $f ]] && REG=$f && return 0
+	done
+	return 1
+}
+
+# Interactive claude in a detached pane of the test's own tmux server, offline as claude_p,
+# against the mock following the plan file PLAN, with the arguments given, in the manual
+# permission mode (auto mode's check cannot be answered offline: see the top), where
+# --allowedTools grants the tools. Waits until its registry entry names a session and its
+# prompt is drawn; sets CLAUDE_PID, ID and REG.
+claude_i() {
+	local plan=$1
+	shift
+	write_runner
+	{
+		printf 'exec env'
+		printf ' %q' "MOCK=$BATS_TEST_DIRNAME/mock_anthropic.py" "PLAN=$plan" "T=$T" "WORK=$WORK" \
+			unshare -rn "$T/run.sh" --permission-mode default "$@"
+		echo
+	} >"$T/start.sh"
+	tm new-session -d -s c -x 160 -y 50 "bash $(printf %q "$T/start.sh")"
+	wait_until 30 registry
+	CLAUDE_PID=$(basename "$REG" .json)
+	note_pid "$CLAUDE_PID"
+	ID=$(jq -r .sessionId "$REG")
+	wait_until 30 pane_has '❯'
+}
+
+# Type a prompt into the interactive claude and wait until the pane shows the answer DONE
+# (the last text of the plan).
+say() {
+	local prompt=$1 done=$2
+	tm send-keys -t c -l "$prompt"
+	wait_until 10 input_is "$prompt"
+	tm send-keys -t c Enter
+	wait_until 60 pane_has "● $done"
+}
+
+# True once the interactive claude has gone, with the tmux session that ran it; answers
+# "Exit and stop tasks" when Claude asks what to do with a background task that still runs.
+claude_gone() {
+	if kill -0 "$CLAUDE_PID" 2>/dev/null || tm has-session -t c 2>/dev/null; then
+		if [[ -z ${ASKED:-} ]] && pane_has 'Exit and stop tasks'; then
+			ASKED=1
+			tm send-keys -t c Enter
+		fi
+		return 1
+	fi
+}
+
+# True once the pid has gone (or is a zombie waiting for its parent).
+gone() {
+	! kill -0 "$1" 2>/dev/null || [[ $(ps -o stat= -p "$1") == Z* ]]
+}
+
+# /exit, and wait until claude is gone.
+quit() {
+	tm send-keys -t c -l /exit
+	wait_until 10 input_is /exit
+	tm send-keys -t c Enter
+	wait_until 30 claude_gone
 }
 
 @test "claude -p with tool calls and a sub-agent: listed with its project, purged whole, and claude --resume finds nothing" {
@@ -162,7 +336,7 @@ claude_p() {
 	# Claude's global state, which is no session's)
 	diff <(not_global <"$T/before") <(tree_state | not_global)
 	# and the session added something: the purge had work to do
-	! diff -q <(not_global <"$T/before") <(not_global <"$T/after") >/dev/null
+	run ! diff -q <(not_global <"$T/before") <(not_global <"$T/after")
 	# Claude itself no longer finds it
 	run ! claude_p "$T/plan.json" "and again" --resume "$id"
 	[[ $output == *"No conversation found with session ID: $id"* ]]
@@ -174,7 +348,7 @@ claude_p() {
 	EOF
 	claude_p "$T/plan.json" "hang here" --allowedTools "Bash" &
 	local bg=$! reg pid id i
-	echo "$bg" >>"$T/pids"
+	note_pid "$bg"
 	for i in $(seq 1 200); do
 		reg=$(find "$CLAUDE_CONFIG_DIR/sessions" -name '*.json' 2>/dev/null | head -n 1)
 		[[ -n $reg ]] && grep -q '"stall"' "$T/mock.log" 2>/dev/null && break
@@ -183,7 +357,7 @@ claude_p() {
 	[[ -n $reg ]] || { echo "claude -p wrote no registry entry" >&2; return 1; }
 	pid=$(basename "$reg" .json)
 	id=$(jq -r .sessionId "$reg")
-	echo "$pid" >>"$T/pids"
+	note_pid "$pid"
 	[[ $(jq -r .pid "$reg") == "$pid" ]]
 	# the transcript exists once the turn began
 	for i in $(seq 1 100); do
@@ -206,4 +380,107 @@ claude_p() {
 	json_ok --arg r "$reg" '.[0].status == "purged" and any(.[0].removed[]; .path == $r)'
 	[[ ! -e $reg ]]
 	[[ -z $(find "$HOME" "$TMPDIR" -name "*$id*") ]]
+}
+
+@test "interactive claude with file-history and a background Bash: listed with its project, purged whole, and claude --resume finds nothing" {
+	interactive_home
+	printf 'old line\n' >"$WORK/kept.txt"
+	cat >"$T/plan.json" <<-EOF
+		{"edit the kept file": [
+		   {"tool": "Read", "input": {"file_path": "$WORK/kept.txt"}},
+		   {"tool": "Edit", "input": {"file_path": "$WORK/kept.txt", "old_string": "old line", "new_string": "new line"}},
+		   {"tool": "Write", "input": {"file_path": "$WORK/made.txt", "content": "made here\\n"}},
+		   {"tool": "Bash", "input": {"command": "sleep 60", "description": "wait in the background", "run_in_background": true}},
+		   {"text": "interactive turn done"}]}
+	EOF
+	tree_state >"$T/before"
+	claude_i "$T/plan.json" --allowedTools "Read Edit Write Bash"
+	say "edit the kept file" "interactive turn done"
+	[[ $(cat "$WORK/kept.txt") == "new line" && $(cat "$WORK/made.txt") == "made here" ]]
+	# the file that was there before the session is backed up at its first edit, named by the
+	# hash of its path; and the background command's output is in the temp root
+	local fh
+	fh=$CLAUDE_CONFIG_DIR/file-history/$ID/$(printf %s "$WORK/kept.txt" | sha256sum | cut -c1-16)@v1
+	[[ $(cat "$fh") == "old line" ]]
+	compgen -G "$TMPDIR/claude-*/*/$ID/tasks/*.output" >/dev/null
+	quit
+	[[ ! -e $REG ]]
+	# Claude resumes it (the check after the purge would pass for a session it never had)
+	claude_p "$T/plan.json" "and again" --resume "$ID"
+	[[ $(jq -r .session_id <<<"$CLAUDE_OUT") == "$ID" && $(jq -r .is_error <<<"$CLAUDE_OUT") == false ]]
+	tree_state >"$T/after"
+
+	run -0 --separate-stderr agc --json ls
+	json_ok --arg id "$ID" --arg w "$WORK" \
+		'any(.[]; .agent == "claude" and .id == $id and .project == $w and .title == "edit the kept file" and .live == false)'
+
+	run -0 --separate-stderr agc --json purge claude "$ID"
+	json_ok --arg id "$ID" '.[0].status == "purged" and .[0].id == $id'
+	diff <(not_global <"$T/before") <(tree_state | not_global)
+	run ! diff -q <(not_global <"$T/before") <(not_global <"$T/after")
+	[[ ! -e $CLAUDE_CONFIG_DIR/file-history/$ID ]]
+	run ! claude_p "$T/plan.json" "and again" --resume "$ID"
+	[[ $output == *"No conversation found with session ID: $ID"* ]]
+}
+
+@test "interactive claude, idle between turns, is in use with its pid and purge refuses with nothing changed; after /exit it is free and purged" {
+	interactive_home
+	cat >"$T/plan.json" <<-EOF
+		{"just answer": [{"text": "answered here"}]}
+	EOF
+	tree_state >"$T/before"
+	claude_i "$T/plan.json"
+	say "just answer" "answered here"
+	wait_until 10 jq -e '.status == "idle"' "$REG" >/dev/null
+
+	run -4 --separate-stderr agc --json in-use claude "$ID"
+	json_ok --argjson p "$CLAUDE_PID" '.[0].in_use and any(.[0].holders[]; .pid == $p and .why == "registry")'
+	run -0 --separate-stderr agc --json ls
+	json_ok --arg id "$ID" 'any(.[]; .id == $id and .live == true)'
+	tree_state >"$T/live"
+	run -4 --separate-stderr agc --json purge claude "$ID"
+	json_ok --argjson p "$CLAUDE_PID" '.[0].status == "in-use" and .[0].removed == [] and any(.[0].holders[]; .pid == $p)'
+	diff "$T/live" <(tree_state)
+
+	quit
+	run -0 --separate-stderr agc --json in-use claude "$ID"
+	json_ok '.[0].in_use == false'
+	run -0 --separate-stderr agc --json purge claude "$ID"
+	json_ok --arg id "$ID" '.[0].status == "purged" and .[0].id == $id'
+	diff <(not_global <"$T/before") <(tree_state | not_global)
+}
+
+@test "a tool that claude started with nohup … & and that outlives /exit keeps the session in use through CLAUDE_CODE_SESSION_ID until it ends; then free and purged" {
+	interactive_home
+	cat >"$T/plan.json" <<-'EOF'
+		{"start a detached sleep": [
+		   {"tool": "Bash", "input": {"command": "nohup sleep 300 >/dev/null 2>&1 & echo $! >bg.pid", "description": "start a detached sleep"}},
+		   {"text": "sleep started"}]}
+	EOF
+	tree_state >"$T/before"
+	claude_i "$T/plan.json" --allowedTools Bash
+	say "start a detached sleep" "sleep started"
+	local bg
+	bg=$(cat "$WORK/bg.pid")
+	note_pid "$bg"
+	quit
+	# Claude is gone, its registry entry with it; the tool lives on, the session in its
+	# environment
+	[[ ! -e $REG ]]
+	tr '\0' '\n' <"/proc/$bg/environ" | grep -qxF "CLAUDE_CODE_SESSION_ID=$ID"
+
+	run -4 --separate-stderr agc --json in-use claude "$ID"
+	json_ok --argjson b "$bg" --argjson p "$CLAUDE_PID" \
+		'.[0].in_use and any(.[0].holders[]; .pid == $b and .why == "environ") and all(.[0].holders[]; .pid != $p)'
+	tree_state >"$T/live"
+	run -4 --separate-stderr agc --json purge claude "$ID"
+	json_ok '.[0].status == "in-use" and .[0].removed == []'
+	diff "$T/live" <(tree_state)
+
+	kill "$bg"
+	wait_until 10 gone "$bg"
+	run -0 --separate-stderr agc --json in-use claude "$ID"
+	run -0 --separate-stderr agc --json purge claude "$ID"
+	json_ok --arg id "$ID" '.[0].status == "purged" and .[0].id == $id'
+	diff <(not_global <"$T/before") <(tree_state | not_global)
 }
