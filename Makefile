@@ -5,6 +5,8 @@ BUILD      ?= build
 BUILD_ASAN ?= build-asan
 PREFIX     ?= /usr/local
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
+# Tests run side by side, one more than the CPUs: many of them wait on processes and timers.
+TEST_JOBS  ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 2) + 1 )))
 CMAKE_ARGS ?=
 # INSTALL_FIXTURE=1: make install also puts the test-home generator in
 # PREFIX/libexec/agentgc/agentgc-fixture (never on PATH).
@@ -38,11 +40,11 @@ tour: build
 	scripts/readme-tour.sh $(BUILD)
 
 check-plain: build
-	cd $(BUILD) && ctest --output-on-failure
+	cd $(BUILD) && ctest --output-on-failure -j$(TEST_JOBS)
 
 check-asan: build-asan
 	cd $(BUILD_ASAN) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
-	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure
+	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j$(TEST_JOBS)
 
 # Every test, normally and under AddressSanitizer + UndefinedBehaviorSanitizer.
 check: check-plain check-asan

@@ -38,28 +38,48 @@ agc_setup() {
 	: >"$PIDS_FILE"
 }
 
-# A process and all its descendants killed: stopped first, so that it starts no more, then
-# its children (a shell's `sleep` outlives the shell that ran it), then itself.
+# The given processes and all their descendants killed: stopped first, so that they start no
+# more, then their children (a shell's `sleep` outlives the shell that ran it), found in one
+# reading of /proc per round (not one per process: a teardown of 400 processes takes a
+# fraction of a second, not half a minute), round after round until no new one turns up;
+# then every one of them killed.
 kill_tree() {
-	local c
-	kill -STOP "$1" 2>/dev/null || return 0
-	for c in $(pgrep -P "$1" 2>/dev/null); do
-		kill_tree "$c"
+	local -A seen=() kids=()
+	local -a all=() new=("$@")
+	local f line p pp
+	while ((${#new[@]})); do
+		kill -STOP "${new[@]}" 2>/dev/null || true
+		all+=("${new[@]}")
+		for p in "${new[@]}"; do
+			seen[$p]=1
+		done
+		kids=()
+		for f in /proc/[0-9]*/stat; do
+			read -r line <"$f" 2>/dev/null || continue
+			pp=${line##*) }
+			pp=${pp#* }
+			pp=${pp%% *}
+			[[ -n ${seen[$pp]:-} ]] || continue
+			p=${f#/proc/}
+			p=${p%/stat}
+			[[ -n ${seen[$p]:-} ]] || kids[$p]=1
+		done
+		new=("${!kids[@]}")
 	done
-	kill -KILL "$1" 2>/dev/null || true
+	((${#all[@]} == 0)) || kill -KILL "${all[@]}" 2>/dev/null || true
 }
 
 agc_teardown() {
-	local pid
+	local pid pids=()
 	[[ -f ${PIDS_FILE:-} ]] || return 0
 	while read -r pid; do
-		[[ -n $pid ]] || continue
-		kill_tree "$pid"
+		[[ -n $pid ]] && pids+=("$pid")
 	done <"$PIDS_FILE"
-	while read -r pid; do
-		[[ -n $pid ]] || continue
+	((${#pids[@]} == 0)) && return 0
+	kill_tree "${pids[@]}"
+	for pid in "${pids[@]}"; do
 		wait "$pid" 2>/dev/null || true
-	done <"$PIDS_FILE"
+	done
 }
 
 setup() { agc_setup; }
@@ -163,30 +183,40 @@ new_uuid() {
 
 upper() { printf '%s' "${1^^}"; }
 
-# Claude's project key of an ASCII cwd (formats §1.1 step 2).
+# Claude's project key of an ASCII cwd (formats §1.1 step 2). The helpers here run a program
+# only where the shell cannot do the job: every fork costs milliseconds, and setups run them
+# thousands of times a suite.
 pkey() {
-	printf '%s' "$1" | sed 's/[^A-Za-z0-9]/-/g'
+	printf '%s' "${1//[^A-Za-z0-9]/-}"
 }
 
 # Scratchpad dir name of a session: first 8 bytes of sha256(lower-case id), big-endian,
 # mod 10^12, zero-padded to 12 digits (formats §2).
 scratch_name() {
-	local hex
-	hex=$(printf '%s' "${1,,}" | sha256sum | cut -c1-16)
-	# perl (essential on Debian) has 64-bit unsigned integers; bash's are signed
-	perl -e 'printf "%012d", hex($ARGV[0]) % 1000000000000' "$hex"
+	local hex hi lo m=1000000000000
+	hex=$(printf '%s' "${1,,}" | sha256sum)
+	hi=$((16#${hex:0:8})) lo=$((16#${hex:8:8}))
+	# (hi * 2^32 + lo) mod 10^12 in steps that stay below 2^63 (bash's integers are signed)
+	printf '%012d' $((((hi * 65536 % m) * 65536 % m + lo) % m))
 }
 
-# Epoch seconds as Claude's ISO timestamp.
+# Epoch seconds as Claude's ISO timestamp; iso_to VAR EPOCH sets VAR to it.
+iso_to() {
+	TZ=UTC0 printf -v "$1" '%(%Y-%m-%dT%H:%M:%S)T.000Z' "$2"
+}
 iso() {
-	date -u -d "@$1" +%Y-%m-%dT%H:%M:%S.000Z
+	local s
+	iso_to s "$1"
+	printf '%s\n' "$s"
 }
 
 # A pid that is certainly not running (a process that has exited and been reaped).
 dead_pid() {
 	local p
 	while :; do
-		p=$(sh -c 'echo $$')
+		(:) &
+		p=$!
+		wait "$p"
 		if ! kill -0 "$p" 2>/dev/null && [[ ! -e /proc/$p ]]; then
 			echo "$p"
 			return
@@ -196,7 +226,10 @@ dead_pid() {
 
 # Field 22 of /proc/PID/stat (start time in clock ticks), read after the last ')'.
 proc_start() {
-	sed 's/.*)//' "/proc/$1/stat" | awk '{print $20}'
+	local line f
+	read -r line <"/proc/$1/stat" || return 0
+	f=(${line##*)})
+	printf '%s\n' "${f[19]}"
 }
 
 # A start time (ticks) of another process at the same pid than start time $1: one tick off, as
@@ -317,18 +350,21 @@ mk_project() {
 # Write the transcript of session ID for project CWD; TITLE; mtime EPOCH (default NOW - 3600).
 mk_transcript() {
 	local id=$1 cwd=$2 title=${3:-fix the build} t=${4:-$((NOW - 3600))}
-	local k dir f
-	k=$(pkey "$cwd")
+	local k=${cwd//[^A-Za-z0-9]/-} dir f t0 t1 u0 u1
+	iso_to t0 $((t - 120))
+	iso_to t1 "$t"
+	read -r u0 </proc/sys/kernel/random/uuid
+	read -r u1 </proc/sys/kernel/random/uuid
 	dir=$C/projects/$k
 	f=$dir/$id.jsonl
 	mkdir -p "$dir"
 	{
 		printf '{"type":"queue-operation","operation":"enqueue","timestamp":"%s","sessionId":"%s"}\n' \
-			"$(iso $((t - 120)))" "$id"
+			"$t0" "$id"
 		printf '{"parentUuid":null,"isSidechain":false,"type":"user","message":{"role":"user","content":"%s"},"uuid":"%s","timestamp":"%s","sessionId":"%s","cwd":"%s","version":"2.1.332","gitBranch":"main","entrypoint":"cli","userType":"external"}\n' \
-			"$title" "$(new_uuid)" "$(iso $((t - 120)))" "$id" "$cwd"
+			"$title" "$u0" "$t0" "$id" "$cwd"
 		printf '{"parentUuid":"x","isSidechain":false,"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"done"}]},"uuid":"%s","timestamp":"%s","sessionId":"%s","cwd":"%s","version":"2.1.332"}\n' \
-			"$(new_uuid)" "$(iso "$t")" "$id" "$cwd"
+			"$u1" "$t1" "$id" "$cwd"
 	} >"$f"
 	chmod 600 "$f"
 	touch -d "@$t" "$f"
@@ -337,8 +373,9 @@ mk_transcript() {
 # A sub-agent transcript (and its meta) inside the session's dir; prints the sub-agent id.
 mk_subagent() {
 	local id=$1 cwd=$2 t=${3:-$((NOW - 3500))} a k d
-	a=a$(printf '%s' "$id$RANDOM" | sha256sum | cut -c1-16)
-	k=$(pkey "$cwd")
+	a=$(printf '%s' "$id$RANDOM" | sha256sum)
+	a=a${a:0:16}
+	k=${cwd//[^A-Za-z0-9]/-}
 	d=$C/projects/$k/$id/subagents
 	mkdir -p "$d"
 	printf '{"parentUuid":null,"isSidechain":true,"agentId":"%s","type":"user","message":{"role":"user","content":"look around"},"timestamp":"%s","sessionId":"%s","cwd":"%s"}\n' \
@@ -361,7 +398,8 @@ mk_history_line() {
 # Write a paste-cache entry holding TEXT; prints its content hash.
 mk_paste() {
 	local text=$1 h
-	h=$(printf '%s' "$text" | sha256sum | cut -c1-16)
+	h=$(printf '%s' "$text" | sha256sum)
+	h=${h:0:16}
 	mkdir -p "$C/paste-cache"
 	printf '%s' "$text" >"$C/paste-cache/$h.txt"
 	printf '%s' "$h"
@@ -369,7 +407,7 @@ mk_paste() {
 
 # A Unix socket file at PATH (as Claude's cc-socks/<pid>.sock, left after SIGKILL).
 mk_socket() {
-	mkdir -p "$(dirname "$1")"
+	mkdir -p "${1%/*}"
 	perl -MIO::Socket::UNIX -e \
 		'IO::Socket::UNIX->new(Type => SOCK_STREAM(), Local => $ARGV[0], Listen => 1) or die "$ARGV[0]: $!"' "$1"
 }
@@ -391,7 +429,8 @@ mk_registry() {
 # The .key file Claude keeps beside a registry entry; prints its path.
 mk_registry_key() {
 	local pid=$1 hex
-	hex=$(printf '%s' "$pid$RANDOM" | sha256sum | cut -c1-64)
+	hex=$(printf '%s' "$pid$RANDOM" | sha256sum)
+	hex=${hex:0:64}
 	printf '{"peerToken":"t","procStart":"1","pidDomain":"x"}\n' >"$C/sessions/$pid.$hex.key"
 	chmod 600 "$C/sessions/$pid.$hex.key"
 	printf '%s' "$C/sessions/$pid.$hex.key"
@@ -404,8 +443,8 @@ mk_registry_key() {
 # are not paths and are not listed).
 mk_full_session() {
 	local id=$1 cwd=$2 t=${3:-$((NOW - 3600))}
-	local k gone=$BATS_TEST_TMPDIR/gone.$id a h pid key scratch
-	k=$(pkey "$cwd")
+	local k=${cwd//[^A-Za-z0-9]/-} gone=$BATS_TEST_TMPDIR/gone.$id a h pid key scratch tel
+	read -r tel </proc/sys/kernel/random/uuid
 	: >"$gone"
 	mk_transcript "$id" "$cwd" "full session $id" "$t"
 	echo "$C/projects/$k/$id.jsonl" >>"$gone"
@@ -437,14 +476,14 @@ mk_full_session() {
 	echo '[]' >"$C/todos/$id-agent-$id.json"
 	echo '[]' >"$C/todos/$id-agent-a0123456789abcdef.json"
 	echo 'debug log' >"$C/debug/$id.txt"
-	echo '{"session_id":"'"$id"'"}' >"$C/telemetry/1p_failed_events.$id.$(new_uuid).json"
+	echo '{"session_id":"'"$id"'"}' >"$C/telemetry/1p_failed_events.$id.$tel.json"
 	for a in file-history session-env tasks image-cache uploads jobs; do
 		echo "$C/$a/$id" >>"$gone"
 	done
 	echo "$C/todos/$id-agent-$id.json" >>"$gone"
 	echo "$C/todos/$id-agent-a0123456789abcdef.json" >>"$gone"
 	echo "$C/debug/$id.txt" >>"$gone"
-	ls "$C/telemetry/1p_failed_events.$id."* >>"$gone"
+	echo "$C/telemetry/1p_failed_events.$id.$tel.json" >>"$gone"
 	# temp root: the task output dir and the scratchpad
 	mkdir -p "$TU/$k/$id/tasks" "$TU/$k/$id/started"
 	chmod 700 "$TU"
