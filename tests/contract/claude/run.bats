@@ -8,8 +8,9 @@
 # (mock_anthropic.py: the Messages API, streamed, answering a scripted plan of tool calls);
 # agentgc lists and purges them; the home is compared before the session, after it and after
 # the purge. Every claude process runs in a network namespace of its own with only loopback
-# (`unshare -rn`), the mock inside it, with HOME, CLAUDE_CONFIG_DIR, XDG_* and TMPDIR inside
-# the test's directory, and Claude's non-essential traffic, telemetry, error reports and
+# (`unshare -rn`, or `-n` as root where user namespaces are refused, as in a chroot), the
+# mock inside it, with HOME, CLAUDE_CONFIG_DIR, XDG_* and TMPDIR inside the test's
+# directory, and Claude's non-essential traffic, telemetry, error reports and
 # updater switched off. Where no namespace can be made, the test fails: these switches alone
 # were not checked to keep every request on the machine.
 #
@@ -57,24 +58,27 @@
 
 bats_require_minimum_version 1.5.0
 
+load ../netns
+
 setup_file() {
 	: "${AGENTGC:?set AGENTGC to the agentgc binary}"
 	: "${CLAUDE:?set CLAUDE to the claude binary printed by tests/contract/npm-install.sh claude}"
 	[[ -x $AGENTGC ]] || { echo "AGENTGC=$AGENTGC is not executable" >&2; return 1; }
 	[[ -x $CLAUDE ]] || { echo "CLAUDE=$CLAUDE is not executable" >&2; return 1; }
-	unshare -rn true 2>/dev/null || {
-		echo "unshare -rn is not permitted here: claude cannot be kept off the network" >&2
+	NETNS=$(netns_flags) && [[ -n $NETNS ]] || {
+		echo "no network namespace can be made here (unshare -rn, or -n as root): claude cannot be kept off the network" >&2
 		return 1
 	}
+	export NETNS
 	command -v ip >/dev/null || { echo "ip (iproute2) is needed to bring up loopback" >&2; return 1; }
 	command -v python3 >/dev/null || { echo "python3 is needed for the model server" >&2; return 1; }
 	command -v tmux >/dev/null || { echo "tmux is needed to drive the interactive claude" >&2; return 1; }
 	local vh=$BATS_FILE_TMPDIR/version-home
 	mkdir -p "$vh/home" "$vh/tmp"
 	CLAUDE_VERSION=$(env HOME="$vh/home" TMPDIR="$vh/tmp" CLAUDE_CONFIG_DIR="$vh/home/.claude" \
-		unshare -rn "$CLAUDE" --version </dev/null)
+		unshare $NETNS "$CLAUDE" --version </dev/null)
 	export CLAUDE_VERSION
-	echo "# claude $CLAUDE_VERSION ($CLAUDE), under unshare -rn" >&3
+	echo "# claude $CLAUDE_VERSION ($CLAUDE), under unshare $NETNS" >&3
 }
 
 setup() {
@@ -146,12 +150,13 @@ tree_state() {
 
 # The entries that are no session's: Claude Code's global state, which every run writes
 # whatever the session (.claude.json, its backups, the plugin store, the URL handler under
-# XDG_DATA_HOME), and the dirs that hold the files of every session of a project or of the
+# XDG_DATA_HOME, .last-cleanup: the time of its last sweep of old files, written by a timer
+# while it runs), and the dirs that hold the files of every session of a project or of the
 # home (projects/<key>/ and its memory/, file-history/, sessions/, session-env/,
 # shell-snapshots/, the temp root's claude-<uid>/<key>/, cc-socks/), which a session's first
 # run creates and its purge leaves for the others.
 not_global() {
-	grep -vE '^home/\.claude(/\.claude)?\.json	|^home/\.claude/(backups|plugins)(/|	)|^tmp/claude-[0-9]+/fswatch-probe-[^/]+(/|	)|^xdg/data/applications(/|	)' |
+	grep -vE '^home/\.claude(/\.claude)?\.json	|^home/\.claude/\.last-cleanup	|^home/\.claude/(backups|plugins)(/|	)|^tmp/claude-[0-9]+/fswatch-probe-[^/]+(/|	)|^xdg/data/applications(/|	)' |
 		grep -vE '^(home/\.claude|home/\.claude/(projects|projects/[^/]+|projects/[^/]+/memory|file-history|sessions|session-env|shell-snapshots)|tmp/cc-socks|tmp/claude-[0-9]+|tmp/claude-[0-9]+/[^/]+)	d$'
 }
 
@@ -185,7 +190,7 @@ claude_p() {
 	shift 2
 	write_runner
 	CLAUDE_OUT=$(MOCK=$BATS_TEST_DIRNAME/mock_anthropic.py PLAN=$plan T=$T WORK=$WORK \
-		timeout 120 unshare -rn "$T/run.sh" -p "$prompt" --output-format json "$@" </dev/null)
+		timeout 120 unshare $NETNS "$T/run.sh" -p "$prompt" --output-format json "$@" </dev/null)
 }
 
 # Poll every 0.1 s until the command succeeds, for at most SECS seconds; else fail, naming
@@ -259,7 +264,7 @@ claude_i() {
 	{
 		printf 'exec env'
 		printf ' %q' "MOCK=$BATS_TEST_DIRNAME/mock_anthropic.py" "PLAN=$plan" "T=$T" "WORK=$WORK" \
-			unshare -rn "$T/run.sh" --permission-mode default "$@"
+			unshare $NETNS "$T/run.sh" --permission-mode default "$@"
 		echo
 	} >"$T/start.sh"
 	tm new-session -d -s c -x 160 -y 50 "bash $(printf %q "$T/start.sh")"
@@ -370,7 +375,8 @@ quit() {
 	tree_state >"$T/live"
 	run -4 --separate-stderr agc --json purge claude "$id"
 	json_ok '.[0].status == "in-use"'
-	diff "$T/live" <(tree_state)
+	# nothing changed but what the live claude itself may write meanwhile (global state)
+	diff <(not_global <"$T/live") <(tree_state | not_global)
 
 	kill -KILL "$pid"
 	wait "$bg" || true
@@ -440,7 +446,8 @@ quit() {
 	tree_state >"$T/live"
 	run -4 --separate-stderr agc --json purge claude "$ID"
 	json_ok --argjson p "$CLAUDE_PID" '.[0].status == "in-use" and .[0].removed == [] and any(.[0].holders[]; .pid == $p)'
-	diff "$T/live" <(tree_state)
+	# nothing changed but what the live claude itself may write meanwhile (global state)
+	diff <(not_global <"$T/live") <(tree_state | not_global)
 
 	quit
 	run -0 --separate-stderr agc --json in-use claude "$ID"
@@ -475,7 +482,8 @@ quit() {
 	tree_state >"$T/live"
 	run -4 --separate-stderr agc --json purge claude "$ID"
 	json_ok '.[0].status == "in-use" and .[0].removed == []'
-	diff "$T/live" <(tree_state)
+	# nothing changed but what the live claude itself may write meanwhile (global state)
+	diff <(not_global <"$T/live") <(tree_state | not_global)
 
 	kill "$bg"
 	wait_until 10 gone "$bg"

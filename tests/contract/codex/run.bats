@@ -9,8 +9,9 @@
 # $CODEX_HOME/config.toml as a model provider; agentgc lists and purges them; the home is
 # compared before the session, after it and after the purge, files by hash and the rows of every
 # SQLite database. Every codex process runs in a network namespace of its own with only loopback
-# (`unshare -rn`), the mock inside it, with HOME, CODEX_HOME, XDG_* and TMPDIR inside the test's
-# directory. Where no namespace can be made, the test fails.
+# (`unshare -rnm`, or `-nm` as root where user namespaces are refused, as in a chroot), the
+# mock inside it, with HOME, CODEX_HOME, XDG_* and TMPDIR inside the test's directory. Where
+# no namespace can be made, the test fails.
 #
 # Observed with 0.171.0, differing from or adding to formats/codex.md:
 # - The TUI runs side threads for each prompt (two per prompt here: same input, own thread ids,
@@ -38,6 +39,8 @@
 
 bats_require_minimum_version 1.5.0
 
+load ../netns
+
 # The mock's port: any port will do, each namespace has a loopback of its own
 PORT=18471
 
@@ -46,8 +49,15 @@ setup_file() {
 	: "${CODEX:?set CODEX to the codex binary printed by tests/contract/npm-install.sh codex}"
 	[[ -x $AGENTGC ]] || { echo "AGENTGC=$AGENTGC is not executable" >&2; return 1; }
 	[[ -x $CODEX ]] || { echo "CODEX=$CODEX is not executable" >&2; return 1; }
-	unshare -rn true 2>/dev/null || {
-		echo "unshare -rn is not permitted here: codex cannot be kept off the network" >&2
+	NETNS=$(netns_flags) && [[ -n $NETNS ]] || {
+		echo "no network namespace can be made here (unshare -rn, or -n as root): codex cannot be kept off the network" >&2
+		return 1
+	}
+	export NETNS
+	# and a mount namespace, for a /tmp of its own (a chroot whose root is no mount point
+	# cannot make its mounts private)
+	unshare "${NETNS}m" true 2>/dev/null || {
+		echo "no private mount namespace can be made here (unshare ${NETNS}m): codex's /tmp/codex-daemon-<uid> cannot be kept out of the shared /tmp (in a chroot, bind-mount its root onto itself first)" >&2
 		return 1
 	}
 	local t
@@ -57,9 +67,9 @@ setup_file() {
 	local vh=$BATS_FILE_TMPDIR/version-home
 	mkdir -p "$vh/home/.codex" "$vh/tmp"
 	CODEX_VERSION=$(env HOME="$vh/home" CODEX_HOME="$vh/home/.codex" TMPDIR="$vh/tmp" \
-		unshare -rn "$CODEX" --version </dev/null)
+		unshare $NETNS "$CODEX" --version </dev/null)
 	export CODEX_VERSION
-	echo "# $CODEX_VERSION ($CODEX), under unshare -rn" >&3
+	echo "# $CODEX_VERSION ($CODEX), under unshare $NETNS" >&3
 }
 
 setup() {
@@ -165,7 +175,7 @@ in_ns() {
 	shift
 	[[ -x $T/ns.sh ]] || make_runner
 	MOCK=$BATS_TEST_DIRNAME/mock_openai.py PLAN=$plan T=$T WORK=$WORK PORT=$PORT \
-		timeout 120 unshare -rnm "$T/ns.sh" "$@"
+		timeout 120 unshare "${NETNS}m" "$T/ns.sh" "$@"
 }
 
 # codex_exec PLAN ARGS...: `codex exec --json ARGS` in the work dir; sets THREAD to the id of the
@@ -279,7 +289,7 @@ tui_start() {
 	TMUX_SOCK=$T/tmux.sock
 	local cmd
 	cmd=$(printf '%q ' env MOCK="$BATS_TEST_DIRNAME/mock_openai.py" PLAN="$plan" T="$T" WORK="$WORK" \
-		PORT="$PORT" unshare -rnm "$T/ns.sh" "$CODEX" --no-daemon \
+		PORT="$PORT" unshare "${NETNS}m" "$T/ns.sh" "$CODEX" --no-daemon \
 		--dangerously-bypass-approvals-and-sandbox "$@")
 	tmux -S "$TMUX_SOCK" -f /dev/null new-session -d -x 180 -y 50 "$cmd; echo codex-exited; exec sleep 300"
 	tui_wait "$ready"

@@ -10,8 +10,9 @@
 # OpenCode wins; the tests pin what it does (see "Observed" below).
 #
 # Offline: every opencode process runs in a new network namespace that has only loopback
-# (`unshare -rn`), with its update check, model list fetch, sharing, LSP downloads and
-# default plugins switched off, and HOME, XDG_* and TMPDIR inside the test's directory. Where unprivileged namespaces are not allowed the
+# (`unshare -rn`, or `-n` as root where user namespaces are refused), with its update
+# check, model list fetch, sharing, LSP downloads and default plugins switched off, and
+# HOME, XDG_* and TMPDIR inside the test's directory. Where no namespace can be made the
 # switches alone apply (a `connect` trace of every command used here showed none).
 #
 # Observed with 1.18.33, differing from or adding to formats/opencode.md:
@@ -32,6 +33,8 @@
 
 bats_require_minimum_version 1.5.0
 
+load ../netns
+
 # Sessions of every test: a parent P with a child C and a grandchild G (sub-agent
 # sessions, parentID), and an unrelated root session U that must keep everything.
 P=ses_0a0000000001ParentAAAAAAAA
@@ -46,11 +49,12 @@ setup_file() {
 	[[ -x $OPENCODE ]] || { echo "OPENCODE=$OPENCODE is not executable" >&2; return 1; }
 	export OC_BIN=$OPENCODE
 	# A network namespace of its own, with only loopback: nothing can leave the machine.
-	if unshare -rn true 2>/dev/null; then
-		export OC_NETNS="unshare -rn"
+	local netns
+	if netns=$(netns_flags) && [[ -n $netns ]]; then
+		export OC_NETNS="unshare $netns"
 	else
 		export OC_NETNS=""
-		echo "# unshare -rn is not permitted here: opencode runs with its network features switched off" >&3
+		echo "# no network namespace can be made here: opencode runs with its network features switched off" >&3
 	fi
 	# Even --version makes opencode's data, config, state, cache and temp dirs: in a home of
 	# this file's own, never the caller's home or the shared /tmp.

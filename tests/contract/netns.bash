@@ -1,0 +1,13 @@
+# The unshare option that runs an agent in a network namespace of its own, with only
+# loopback: -rn (a user namespace with it) where unprivileged namespaces are allowed, else
+# -n as root (a chroot refuses user namespaces even to root; root needs none). Prints it, or
+# fails when neither can be made.
+netns_flags() {
+	if unshare -rn true 2>/dev/null; then
+		printf '%s\n' -rn
+	elif [[ $(id -u) == 0 ]] && unshare -n true 2>/dev/null; then
+		printf '%s\n' -n
+	else
+		return 1
+	fi
+}
