@@ -604,6 +604,147 @@ static int discover_registry(agc_plan *p, int cfg, const char *id)
 	return rc;
 }
 
+/* ---- background jobs ------------------------------------------------------------------------- */
+
+/* A session moved to the background (or started by `claude --bg`) runs as a job of Claude's
+ * daemon, in jobs/<short>/ of the config dir: <short> is 8 hex digits (the first 8 of the
+ * session id it was dispatched with), and its state.json names the session (sessionId) and
+ * the one the job runs now (resumeSessionId). The job's files are the session's: its state
+ * holds the prompt (intent), its tmp/ the session's scratch files. Claude's own delete of a
+ * job (`claude rm`) also removes daemon/host-managed/<short> and daemon/gateway-routed/<short>
+ * (formats/claude-code.md §2). */
+#define JOB_STATE_MAX ((size_t)8 << 20) /* Claude's own reader caps state.json here */
+
+static bool job_short(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < 8; i++)
+		if (!((name[i] >= '0' && name[i] <= '9') || (name[i] >= 'a' && name[i] <= 'f')))
+			return false;
+	return name[8] == '\0';
+}
+
+/* The sessions jobs/<name>/state.json names (jobs_fd: the jobs dir): sid and rsid, canonical
+ * lower-case UUIDs, "" for one absent or not a UUID (rsid "" too when it is sid). Nothing is
+ * read through a link. 1 when read, 0 when the job has no state.json, -1 when it cannot be
+ * read (agc_error_msg says why). */
+static int job_sessions(int jobs_fd, const char *name, char sid[AGC_ID_MAX], char rsid[AGC_ID_MAX])
+{
+	agc_buf b = AGC_BUF_INIT_MAX(JOB_STATE_MAX + 1);
+	int dfd = openat(jobs_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	int rc;
+	json_t *j;
+
+	sid[0] = rsid[0] = '\0';
+	if (dfd < 0) {
+		if (errno == ENOENT || errno == ENOTDIR || errno == ELOOP)
+			return 0; /* not a job dir (a link to one is no job of this config dir) */
+		return agc_error_errno(-1, errno, "cannot open 'jobs/%s'", name);
+	}
+	rc = agc_read_at(dfd, "state.json", JOB_STATE_MAX, &b);
+	close(dfd);
+	if (rc == AGC_ENOTFOUND) {
+		agc_buf_release(&b);
+		return 0;
+	}
+	if (rc < 0) {
+		agc_buf_release(&b);
+		return -1;
+	}
+	j = agc_json_parse(b.ptr ? b.ptr : "", b.len);
+	agc_buf_release(&b);
+	if (!j)
+		return agc_error_set(-1, "'jobs/%s/state.json' is not JSON", name);
+	if (!agc_json_str(j, "sessionId") || agc_id_uuid(agc_json_str(j, "sessionId"), sid) != 0)
+		sid[0] = '\0';
+	if (!agc_json_str(j, "resumeSessionId") || agc_id_uuid(agc_json_str(j, "resumeSessionId"), rsid) != 0 ||
+	    strcmp(rsid, sid) == 0)
+		rsid[0] = '\0';
+	json_decref(j);
+	return 1;
+}
+
+/* Whether projects/<any>/<id>.jsonl is there: the session has a transcript. */
+static bool transcript_exists(int cfg, const char *id)
+{
+	DIR *d = agc_dir_at(cfg, "projects");
+	struct dirent *e;
+	char rel[AGC_ID_MAX + 320];
+	struct stat st;
+	size_t seen = 0;
+	bool found = false;
+
+	if (!d)
+		return errno != ENOENT && errno != ENOTDIR; /* cannot tell: taken as there */
+	while (!found && (e = readdir(d)) && seen++ < DIR_ENTRIES_MAX) {
+		if (e->d_name[0] == '.' || strlen(e->d_name) > 255)
+			continue;
+		snprintf(rel, sizeof(rel), "%s/%s.jsonl", e->d_name, id);
+		found = fstatat(dirfd(d), rel, &st, AT_SYMLINK_NOFOLLOW) == 0;
+	}
+	closedir(d);
+	return found;
+}
+
+/* The background jobs of session id: a job whose state.json names it goes with it, with the
+ * daemon's marks for the job. A job that also names another session with a transcript is
+ * that session's too: it stays, noted (residual), until that one goes as well. A job named
+ * like the session's own (its first 8 digits) whose state cannot be read stays, noted. */
+static int discover_jobs(agc_plan *p, int cfg, const char *id)
+{
+	int fd = openat(cfg, "jobs", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	DIR *d;
+	struct dirent *e;
+	size_t seen = 0;
+	int rc = 0;
+
+	if (fd < 0)
+		return 0; /* none, or not a dir of this config dir: jobs/ itself is never followed */
+	if (!(d = fdopendir(fd))) {
+		close(fd);
+		return -1;
+	}
+	while (rc == 0 && (e = readdir(d)) && seen++ < DIR_ENTRIES_MAX) {
+		char sid[AGC_ID_MAX], rsid[AGC_ID_MAX], rel[320];
+		const char *other;
+		int got;
+
+		if (!job_short(e->d_name))
+			continue;
+		snprintf(rel, sizeof(rel), "jobs/%s", e->d_name);
+		got = job_sessions(dirfd(d), e->d_name, sid, rsid);
+		if (got < 0) {
+			if (strncmp(e->d_name, id, 8) == 0)
+				rc = agc_plan_add_note(p, R_CONFIG, rel, agc_error_last());
+			continue;
+		}
+		if (got == 0 || (strcmp(sid, id) != 0 && strcmp(rsid, id) != 0))
+			continue;
+		other = strcmp(sid, id) == 0 ? rsid : sid;
+		if (other[0] && transcript_exists(cfg, other)) {
+			char *why = agc_strfmt("the background job also names session %s, which is kept: "
+					       "purge that session too to remove it",
+					       other);
+
+			rc = agc_plan_add_note(p, R_CONFIG, rel, why ? why : "names another session");
+			free(why);
+			continue;
+		}
+		/* state.json goes last: a half-removed job still reads as the session's */
+		if (agc_plan_add_art(p, R_CONFIG, rel, id, 0, "state.json") < 0)
+			rc = -1;
+		snprintf(rel, sizeof(rel), "daemon/host-managed/%s", e->d_name);
+		if (rc == 0 && agc_plan_add_art(p, R_CONFIG, rel, id, AGC_ART_NO_GATE, NULL) < 0)
+			rc = -1;
+		snprintf(rel, sizeof(rel), "daemon/gateway-routed/%s", e->d_name);
+		if (rc == 0 && agc_plan_add_art(p, R_CONFIG, rel, id, AGC_ART_NO_GATE, NULL) < 0)
+			rc = -1;
+	}
+	closedir(d);
+	return rc;
+}
+
 /* ---- live signals without a registry entry --------------------------------------------------- */
 
 /* R5: every process Claude starts for a tool has the session in its environment, and a
@@ -2577,6 +2718,8 @@ static int claude_discover(agc_plan *p)
 		snprintf(rel, sizeof(rel), "jobs/%s", id);
 		if (agc_plan_add_art(p, R_CONFIG, rel, id, 0, "state.json") < 0)
 			return -1;
+		if (discover_jobs(p, cfg, id) < 0)
+			return -1;
 		snprintf(rel, sizeof(rel), "debug/%s.txt", id);
 		if (agc_plan_add_art(p, R_CONFIG, rel, id, 0, NULL) < 0)
 			return -1;
@@ -2779,6 +2922,22 @@ static row *side_owner(rows *r, const char *dir, const char *name)
 	return side_uuid(dir, name, id) ? rows_find(r, id) : NULL;
 }
 
+/* The sessions an entry of a flat dir (dfd) is named after, or, for a background job
+ * (jobs/<8 hex digits>), the ones its state.json names (discover_jobs): id, and also for a
+ * job the one it runs now (also; "" when none). false when it is no session's. */
+static bool side_ids(int dfd, const char *dir, const char *name, char id[AGC_ID_MAX], char also[AGC_ID_MAX])
+{
+	also[0] = '\0';
+	if (strcmp(dir, "jobs") == 0 && job_short(name)) {
+		if (job_sessions(dfd, name, id, also) <= 0)
+			return false;
+		if (!id[0])
+			memcpy(id, also, AGC_ID_MAX), also[0] = '\0';
+		return id[0] != '\0';
+	}
+	return side_uuid(dir, name, id);
+}
+
 /* Charge every entry of dir that belongs to a session (side_owner) to it: its figures and its
  * newest mtime. debug/latest goes with the session whose log it points at. */
 static void charge_dir(rows *r, agc_ls_sink *sink, const agc_root *root, int rootfd, const char *dir)
@@ -2793,7 +2952,15 @@ static void charge_dir(rows *r, agc_ls_sink *sink, const agc_root *root, int roo
 	while ((e = readdir(d)) && seen++ < DIR_ENTRIES_MAX) {
 		bool gate;
 
-		if (e->d_name[0] == '.' || !(w = side_owner(r, dir, e->d_name)))
+		char id[AGC_ID_MAX], also[AGC_ID_MAX];
+
+		if (e->d_name[0] == '.' || !side_ids(dirfd(d), dir, e->d_name, id, also))
+			continue;
+		/* a job that names two sessions with transcripts goes with neither (discover_jobs) */
+		w = rows_find(r, id);
+		if (also[0] && (w ? rows_find(r, also) != NULL : (w = rows_find(r, also)) == NULL))
+			continue;
+		if (!w)
 			continue;
 		/* what in-use's discovery gives the gate (claude_discover with gate_only): not the
 		 * telemetry files, and of todos/ only the session's own */
@@ -2801,6 +2968,15 @@ static void charge_dir(rows *r, agc_ls_sink *sink, const agc_root *root, int roo
 		       (strcmp(dir, "todos") != 0 || (strncmp(e->d_name + AGC_UUID_LEN + 7, w->id, AGC_UUID_LEN) == 0 &&
 						       strcmp(e->d_name + 2 * AGC_UUID_LEN + 7, ".json") == 0));
 		agc_ls_charge(sink, w->gate, gate, dirfd(d), e->d_name, NULL, &w->sz, &w->updated_ms);
+		if (strcmp(dir, "jobs") == 0 && job_short(e->d_name)) {
+			/* the daemon's marks of a background job go with it (discover_jobs) */
+			char rel[300];
+
+			snprintf(rel, sizeof(rel), "daemon/host-managed/%s", e->d_name);
+			agc_ls_charge_at(sink, w->gate, false, rootfd, rel, &w->sz, &w->updated_ms);
+			snprintf(rel, sizeof(rel), "daemon/gateway-routed/%s", e->d_name);
+			agc_ls_charge_at(sink, w->gate, false, rootfd, rel, &w->sz, &w->updated_ms);
+		}
 	}
 	if (strcmp(dir, "debug") == 0) {
 		char target[512];
@@ -3828,7 +4004,7 @@ static int add_orphan(rows *r, const recset *rec, agc_ls_sink *sink, const char 
 static int collect_orphans(rows *r, const recset *rec, agc_ls_sink *sink, const agc_rootset *rs, int cfg,
 			   int tmp, uid_t uid, const pending *pend, const char *const *side, size_t nside)
 {
-	char id[AGC_UUID_LEN + 1];
+	char id[AGC_ID_MAX], also[AGC_ID_MAX];
 	size_t i;
 
 	for (i = 0; i < pend->n; i++) {
@@ -3843,7 +4019,9 @@ static int collect_orphans(rows *r, const recset *rec, agc_ls_sink *sink, const 
 		size_t seen = 0;
 
 		while (d && (e = readdir(d)) && seen++ < DIR_ENTRIES_MAX)
-			if (side_uuid(side[i], e->d_name, id) && add_orphan(r, rec, sink, id) < 0) {
+			if (side_ids(dirfd(d), side[i], e->d_name, id, also) &&
+			    !(also[0] && (rows_find(r, also) || rec_has(rec, also))) &&
+			    add_orphan(r, rec, sink, id) < 0) {
 				closedir(d);
 				return -1;
 			}
