@@ -53,30 +53,31 @@ add_sessions() {
 # others by session_id and by aggregate_id), plus the parts of ID's messages that another
 # session_id names.
 ref_bytes() {
-	local id=$1 t cols pcols total=0 n
-	while IFS= read -r t; do
-		cols=$(q "SELECT group_concat('ifnull(length(CAST(\"' || replace(name, '\"', '\"\"') || '\" AS BLOB)), 0)', ' + ')
-		          FROM pragma_table_info($(sqlq "$t"))")
-		[[ -n $cols ]] || continue
-		if [[ $t == session ]]; then
-			n=$(q "SELECT ifnull(sum($cols), 0) FROM $(sqli "$t") WHERE id = $(sqlq "$id")")
-			total=$((total + n))
-			continue
-		fi
-		if [[ $(q "SELECT count(*) FROM pragma_table_info($(sqlq "$t")) WHERE name = 'session_id'") == 1 ]]; then
-			n=$(q "SELECT ifnull(sum($cols), 0) FROM $(sqli "$t") WHERE session_id = $(sqlq "$id")")
-			total=$((total + n))
-		fi
-		if [[ $(q "SELECT count(*) FROM pragma_table_info($(sqlq "$t")) WHERE name = 'aggregate_id'") == 1 ]]; then
-			n=$(q "SELECT ifnull(sum($cols), 0) FROM $(sqli "$t") WHERE aggregate_id = $(sqlq "$id")")
-			total=$((total + n))
-		fi
-	done < <(q "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\_%' ESCAPE '\\'")
-	pcols=$(q "SELECT group_concat('ifnull(length(CAST(p.\"' || replace(name, '\"', '\"\"') || '\" AS BLOB)), 0)', ' + ')
-	           FROM pragma_table_info('part')")
-	n=$(q "SELECT ifnull(sum($pcols), 0) FROM part AS p JOIN message AS m ON m.id = p.message_id
-	       WHERE m.session_id = $(sqlq "$id") AND p.session_id IS NOT m.session_id")
-	echo $((total + n))
+	local id=$1
+	# every column of every table ("table<TAB>column"), then one query a key of a table, in
+	# one run of sqlite3, summed
+	q -separator $'\t' "SELECT m.name, p.name FROM sqlite_master AS m, pragma_table_info(m.name) AS p
+	       WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite\_%' ESCAPE '\\' ORDER BY m.name, p.cid" |
+		awk -F'\t' -v id="$(sqlq "$id")" '
+		function ident(s) { gsub(/"/, "\"\"", s); return "\"" s "\"" }
+		{
+			if (!($1 in cols)) order[++n] = $1
+			cols[$1] = ($1 in cols ? cols[$1] " + " : "") "ifnull(length(CAST(" ident($2) " AS BLOB)), 0)"
+			pc = "ifnull(length(CAST(p." ident($2) " AS BLOB)), 0)"
+			if ($1 == "part") pcols = (pcols == "" ? pc : pcols " + " pc)
+			if ($2 == "session_id") sid[$1] = 1
+			if ($2 == "aggregate_id") agg[$1] = 1
+		}
+		END {
+			for (i = 1; i <= n; i++) {
+				t = order[i]
+				if (t == "session") { key[1] = "id"; k = 1 }
+				else { k = 0; if (t in sid) key[++k] = "session_id"; if (t in agg) key[++k] = "aggregate_id" }
+				for (j = 1; j <= k; j++)
+					printf "SELECT ifnull(sum(%s), 0) FROM %s WHERE %s = %s;\n", cols[t], ident(t), key[j], id
+			}
+			printf "SELECT ifnull(sum(%s), 0) FROM part AS p JOIN message AS m ON m.id = p.message_id WHERE m.session_id = %s AND p.session_id IS NOT m.session_id;\n", pcols, id
+		}' | q | awk '{ s += $1 } END { printf "%.0f\n", s }'
 }
 
 # ls's, show's and the dry run's figures of ID all equal ref_bytes, which is WANT (when given).
