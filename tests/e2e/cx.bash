@@ -30,59 +30,69 @@ cx_closure() {
 # Every database of the SQLite home.
 cx_dbs() { find "$(m_summary .sqlite_home)" -maxdepth 1 -name '*.sqlite' | LC_ALL=C sort; }
 
-# The key columns of table T in database DB that name a thread (as formats/codex.md §7 keys
-# them), one a line.
-cx_keys() {
-	local db=$1 t=$2 c
-	for c in $(sqlite3 -batch "$db" "SELECT name FROM pragma_table_info('$t')"); do
-		case "$t.$c" in
-		threads.id | thread_spawn_edges.child_thread_id | thread_spawn_edges.parent_thread_id | \
-			session_model_ids.session_id | *.thread_id) echo "$c" ;;
-		esac
-	done
+# The SQL, one statement a table of database DB, that MODE asks for: "except", every row not
+# keyed by one of the ids IDS (a space-separated list; LIST is the same as SQL
+# literals), as "db:table|row"; a thread's key columns are threads.id, the spawn edges' parent and
+# child, session_model_ids.session_id and any thread_id (formats/codex.md §7); a table keyed
+# by a rollout's path (no thread column) has a
+# thread's rows where the path names it; "count", the count of the rows keyed by them, one a
+# table that has a key. The tables and their columns are read in one query.
+cx_rows_sql() {
+	local db=$1 mode=$2 list=$3 ids=$4
+	sqlite3 -batch -separator $'\t' "$db" "SELECT m.name, p.name FROM sqlite_master AS m, pragma_table_info(m.name) AS p
+		WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite_%' ORDER BY m.name, p.cid" |
+		awk -F'\t' -v mode="$mode" -v list="$list" -v ids="$ids" -v dbn="${db##*/}" '
+		{
+			if (!($1 in seen)) { seen[$1] = 1; order[++n] = $1 }
+			tc = $1 "." $2
+			if (tc == "threads.id" || tc == "thread_spawn_edges.child_thread_id" ||
+			    tc == "thread_spawn_edges.parent_thread_id" || tc == "session_model_ids.session_id" ||
+			    $2 == "thread_id")
+				cond[$1] = (cond[$1] == "" ? "" : cond[$1] " OR ") "\"" $2 "\" IN (" list ")"
+			if ($2 == "rollout_path") rp[$1] = 1
+		}
+		END {
+			k = split(ids, idv, " ")
+			for (i = 1; i <= n; i++) {
+				t = order[i]
+				c = cond[t]
+				if (c == "" && (t in rp))
+					for (j = 1; j <= k; j++)
+						c = (c == "" ? "" : c " OR ") "instr(rollout_path, '\''" idv[j] "'\'') > 0"
+				if (mode == "except")
+					printf "SELECT '\''%s:%s'\'', * FROM \"%s\" WHERE NOT (%s);\n", dbn, t, t, c == "" ? "0" : c
+				else if (cond[t] != "")
+					printf "SELECT count(*) FROM \"%s\" WHERE %s;\n", t, cond[t]
+			}
+		}'
 }
 
 # Every row of every database that is not keyed by one of the ids on stdin: table name and
 # the row, sorted; so a purge that touches another thread's row (or a row that only quotes an
 # id) shows in a diff.
 cx_rows_except() {
-	local ids db t k cond list
+	local ids db list rows
 	ids=$(cat)
 	list=$(printf "'%s'," $ids)
 	list=${list%,}
 	for db in $(cx_dbs); do
-		for t in $(sqlite3 -batch "$db" "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name"); do
-			cond=""
-			for k in $(cx_keys "$db" "$t"); do
-				cond="${cond:+$cond OR }\"$k\" IN ($list)"
-			done
-			# a table keyed by a rollout's path (no thread column): the thread's rows are
-			# those whose path names it
-			if [[ -z $cond ]] && sqlite3 -batch "$db" "SELECT 1 FROM pragma_table_info('$t') WHERE name = 'rollout_path'" | grep -q 1; then
-				for k in $ids; do
-					cond="${cond:+$cond OR }instr(rollout_path, '$k') > 0"
-				done
-			fi
-			sqlite3 -batch -separator '|' "$db" "SELECT '${db##*/}:$t', * FROM \"$t\" WHERE NOT (${cond:-0})" |
-				LC_ALL=C sort
-		done
+		# a statement that fails fails the test (it would make both sides of a diff empty)
+		rows=$(cx_rows_sql "$db" except "$list" "$(echo $ids)" | sqlite3 -bail -batch -separator '|' "$db") ||
+			{ echo "cx_rows_except: sqlite3 failed on $db" >&2; return 1; }
+		[[ -z $rows ]] || printf '%s\n' "$rows" | LC_ALL=C sort
 	done
 }
 
 # Rows keyed by the ids on stdin, in all databases (a count).
 cx_rows_of() {
-	local ids db t k cond list n=0 c
+	local ids db list c n=0
 	ids=$(cat)
 	list=$(printf "'%s'," $ids)
 	list=${list%,}
 	for db in $(cx_dbs); do
-		for t in $(sqlite3 -batch "$db" "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"); do
-			cond=""
-			for k in $(cx_keys "$db" "$t"); do
-				cond="${cond:+$cond OR }\"$k\" IN ($list)"
-			done
-			[[ -n $cond ]] || continue
-			c=$(sqlite3 -batch "$db" "SELECT count(*) FROM \"$t\" WHERE $cond")
+		c=$(cx_rows_sql "$db" count "$list" "$(echo $ids)" | sqlite3 -bail -batch "$db") ||
+			{ echo "cx_rows_of: sqlite3 failed on $db" >&2; return 1; }
+		for c in $c; do
 			n=$((n + c))
 		done
 	done
