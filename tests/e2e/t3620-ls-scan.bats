@@ -7,23 +7,44 @@
 
 load lib
 
+# "id<TAB>artifact" of each Claude session of manifest $1, and the artifacts that are there (or
+# are links) in $BATS_TEST_TMPDIR/arts; PRED (a test) picks the artifacts find starts from.
+arts_of_manifest() {
+	local id a
+	: >"$BATS_TEST_TMPDIR/arts"
+	jq -r 'select(.agent == "claude") | .id as $id | ($id, (.artifacts[] | "\($id)\t\(.)"))' "$1" |
+		while IFS= read -r a; do
+			[[ $a == *$'\t'* ]] || { printf '%s\t\n' "$a"; continue; }
+			printf '%s\n' "$a"
+			[[ -e ${a#*$'\t'} || -L ${a#*$'\t'} ]] && printf '%s\n' "${a#*$'\t'}" >>"$BATS_TEST_TMPDIR/arts"
+		done
+}
+
+# Sum find's figure (the first field of FORMAT, "%s" or "%b") over the entries below each
+# artifact, per session: "id total" with total times MUL; sessions without one count 0.
+sum_per_session() {
+	local format=$1 mul=$2 types=$3 map=$BATS_TEST_TMPDIR/map starts
+	arts_of_manifest "$4" >"$map"
+	mapfile -t starts <"$BATS_TEST_TMPDIR/arts"
+	{
+		[[ ${#starts[@]} -eq 0 ]] || find "${starts[@]}" $types -printf "$format\t%H\n"
+	} | awk -F'\t' -v mul="$mul" -v map="$map" '
+		BEGIN {
+			while ((getline l < map) > 0) {
+				i = index(l, "\t"); id = substr(l, 1, i - 1); a = substr(l, i + 1)
+				ids[id] = 1
+				if (a != "") owner[a] = id
+			}
+		}
+		{ i = index($0, "\t"); p = substr($0, i + 1); if (p in owner) t[owner[p]] += $1 }
+		END { for (id in ids) printf "%s %.0f\n", id, t[id] * mul }'
+}
+
 # bytes of each Claude session of manifest $1 counted independently: st_size of the regular
 # files under each artifact (find does not follow links), plus its lines of history.jsonl
 want_bytes() {
-	local m=$1 id a total s h
-	jq -r 'select(.agent == "claude") | .id' "$m" | while read -r id; do
-		total=0
-		while IFS= read -r a; do
-			[[ -L $a ]] && continue
-			if [[ -d $a ]]; then
-				s=$(find "$a" -type f -printf '%s\n' | awk '{t += $1} END {print t + 0}')
-			elif [[ -f $a ]]; then
-				s=$(stat -c %s "$a")
-			else
-				s=0
-			fi
-			total=$((total + s))
-		done < <(jq -r --arg id "$id" 'select(.id == $id) | .artifacts[]' "$m")
+	local id total h
+	sum_per_session '%s' 1 '-type f' "$1" | while read -r id total; do
 		h=$(grep -F "\"sessionId\":\"$id\"" "$C/history.jsonl" | awk '{t += length($0) + 1} END {print t + 0}')
 		echo "$id $((total + h))"
 	done | sort
@@ -31,16 +52,7 @@ want_bytes() {
 
 # disk of each: st_blocks x 512 of every entry under each artifact, links as links
 want_disk() {
-	local m=$1 id a total s
-	jq -r 'select(.agent == "claude") | .id' "$m" | while read -r id; do
-		total=0
-		while IFS= read -r a; do
-			[[ -e $a || -L $a ]] || continue
-			s=$(find "$a" -printf '%b\n' | awk '{t += $1} END {print t * 512}')
-			total=$((total + s))
-		done < <(jq -r --arg id "$id" 'select(.id == $id) | .artifacts[]' "$m")
-		echo "$id $total"
-	done | sort
+	sum_per_session '%b' 512 '' "$1" | sort
 }
 
 @test "Sizes: ls --json of an adversarial home gives each session the bytes and disk find and stat count" {
