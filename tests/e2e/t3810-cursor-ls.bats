@@ -26,31 +26,50 @@ want_title() {
 	n=$(jq -c 'select(.agent == "cursor" and .kind != null)' "$MAN" | wc -l)
 	[[ $(jq -s 'length' <<<"$ls") == "$n" ]]
 	[[ $(jq -r '.id' <<<"$ls" | sort -u | wc -l) == "$n" ]]
-	for id in $(m_picks 'true'); do
-		got=$(jq -r --arg id "$id" 'select(.id == $id) | .title // ""' <<<"$ls")
-		if [[ $(m_get "$id" .meta) == corrupt || $(m_get "$id" .store) == corrupt ]]; then
-			want=$(m_get "$id" '.meta_json_title // ""')
-		elif [[ $(m_get "$id" .kind) == chat ]]; then
-			want=$(want_title "$id")
-		else
-			want=""
-		fi
-		[[ $got == "$want" ]] || { echo "$id: title '$got', want '$want'"; return 1; }
-		got=$(jq -r --arg id "$id" 'select(.id == $id) | .project // ""' <<<"$ls")
-		want=$(m_get "$id" .project)
-		if [[ $(m_get "$id" .store) == corrupt && $got != "$want" ]]; then
-			# no cwd in meta.json and the store unreadable: the bucket, as it is
-			want=$(m_get "$id" .bucket)
-		fi
-		[[ $got == "$want" ]] || { echo "$id: project '$got', want '$want'"; return 1; }
-		# SPEC "Sizes": every file of its dirs and transcripts (its sub-agents' inside), and its
-		# rows and its sub-agents' rows
-		want=$(($(cu_file_bytes $(m_get "$id" '.artifacts[]')) + $(cu_closure "$id" | cu_row_bytes)))
-		got=$(jq -r --arg id "$id" 'select(.id == $id) | .bytes' <<<"$ls")
-		[[ $got == "$want" ]] || { echo "$id: $got bytes, want $want"; return 1; }
-		jq -s -e --arg id "$id" 'map(select(.id == $id)) | length == 1 and .[0].live == false and .[0].parent == null' \
-			<<<"$ls" >/dev/null
-	done
+	# what each is, read once (fields apart by \036, artifacts by \037): from the manifest id,
+	# title, project, the bucket, whether its store is corrupt, children, artifacts; from ls id,
+	# title, project, bytes, live, parent
+	jq -r 'select(.agent == "cursor") | [.id,
+		(if (.meta == "corrupt" or .store == "corrupt") then (.meta_json_title // "")
+		 elif .kind == "chat" then
+			(if (.title != null and .title != "New Agent") then .title
+			 elif .meta_json_title != null then .meta_json_title else (.title // "") end)
+		 else "" end),
+		(.project // ""), (.bucket // ""), (.store == "corrupt"),
+		((.children // []) | join(" ")), ((.artifacts // []) | join("\u001f"))] | map(tostring) | join("\u001e")' "$MAN" \
+		>"$BATS_TEST_TMPDIR/want"
+	jq -r '[.id, (.title // ""), (.project // ""), .bytes, .live, .parent] | map(tostring) | join("\u001e")' <<<"$ls" \
+		>"$BATS_TEST_TMPDIR/got"
+	[[ $(cut -d$'\036' -f1 "$BATS_TEST_TMPDIR/got" | sort -u | wc -l) == "$n" && $(wc -l <"$BATS_TEST_TMPDIR/want") == "$n" ]]
+	# SPEC "Sizes": every file of its dirs and transcripts (its sub-agents' inside), and its rows
+	# and its sub-agents' rows: the files below each artifact in one find, the rows of every
+	# table with a conversationId summed by it in one query
+	local -a starts=()
+	mapfile -t starts < <(cut -d$'\036' -f7 "$BATS_TEST_TMPDIR/want" | tr '\037' '\n' | grep .)
+	{ [[ ${#starts[@]} -eq 0 ]] || find "${starts[@]}" -type f -printf 'F\t%s\t%H\n' 2>/dev/null || true; } \
+		>"$BATS_TEST_TMPDIR/sizes"
+	sqlite3 -batch -separator $'\t' "$TDB" "SELECT m.name, p.name FROM sqlite_master AS m, pragma_table_info(m.name) AS p
+		WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite_%'
+		  AND EXISTS (SELECT 1 FROM pragma_table_info(m.name) WHERE name = 'conversationId')
+		ORDER BY m.name, p.cid" |
+		awk -F'\t' '{ if (!($1 in c)) o[++n] = $1; c[$1] = ($1 in c ? c[$1] " + " : "") "coalesce(length(CAST(\"" $2 "\" AS BLOB)), 0)" }
+			END { for (i = 1; i <= n; i++) printf "SELECT '\''R'\'', coalesce(sum(%s), 0), conversationId FROM \"%s\" GROUP BY conversationId;\n", c[o[i]], o[i] }' |
+		sqlite3 -bail -batch -separator $'\t' "$TDB" >>"$BATS_TEST_TMPDIR/sizes"
+	local title project bucket corrupt children arts gtitle gproject bytes live parent
+	while IFS=$'\036' read -r id title project bucket corrupt children arts; do
+		IFS=$'\036' read -r _ gtitle gproject bytes live parent < <(awk -F'\036' -v id="$id" '$1 == id' "$BATS_TEST_TMPDIR/got")
+		[[ $gtitle == "$title" ]] || { echo "$id: title '$gtitle', want '$title'"; return 1; }
+		# no cwd in meta.json and the store unreadable: the bucket, as it is
+		[[ $gproject == "$project" || ($corrupt == true && $gproject == "$bucket") ]] ||
+			{ echo "$id: project '$gproject', want '$project'"; return 1; }
+		want=$(awk -F'\t' -v ids="$id $children" -v arts="$arts" '
+			BEGIN { split(ids, i, " "); for (k in i) mine[i[k]] = 1; n = split(arts, a, "\037"); for (k = 1; k <= n; k++) art[a[k]]++ }
+			$1 == "F" && ($3 in art) { t += $2 * art[$3] }
+			$1 == "R" && ($3 in mine) { t += $2 }
+			END { printf "%.0f\n", t }' "$BATS_TEST_TMPDIR/sizes")
+		[[ $bytes == "$want" ]] || { echo "$id: $bytes bytes, want $want"; return 1; }
+		[[ $live == false && $parent == null ]] || { echo "$id: live $live, parent $parent"; return 1; }
+	done <"$BATS_TEST_TMPDIR/want"
 	# a creation time from the meta row (ms)
 	id=$(m_pick '.kind == "chat" and .meta == "hex" and .store == "ok"')
 	[[ $(jq -r --arg id "$id" 'select(.id == $id) | .created' <<<"$ls") == \
