@@ -128,3 +128,26 @@ spawn_lock_writer() {
 	# its lines are still there (behind the link): the session is not "not found"
 	run -3 agc purge claude "$S"
 }
+
+@test "a dry run of many ids asks each the rewrite's questions without reading the file again: a hard-linked or held history.jsonl keeps every one's lines, said for each" {
+	local O2
+	O2=$(new_uuid)
+	mk_full_session "$O2" "$CWD"
+	ln "$HIST" "$OUT/history-link.jsonl"
+	snap before
+	run -3 --separate-stderr agc --json purge --dry-run claude "$S" "$O2"
+	json_ok --arg h "$HIST" 'map(select(.status == "dry-run")) | length == 2 and
+		all(.[]; .residual | any(.kind == "lines" and .path == $h and .reason == "error: hard-linked" and .count == 2))'
+	assert_tree_unchanged before
+	rm "$OUT/history-link.jsonl"
+	spawn_holding "$HIST"
+	run -3 --separate-stderr agc --json purge --dry-run claude "$S" "$O2"
+	json_ok --arg h "$HIST" 'map(select(.status == "dry-run")) | length == 2 and
+		all(.[]; .residual | any(.kind == "lines" and .path == $h and .reason == "in-use"))'
+	# and without either, each one's lines are to go, counted as discovery counted them
+	kill "$LAST_PID"
+	wait "$LAST_PID" 2>/dev/null || true
+	run -0 --separate-stderr agc --json purge --dry-run claude "$S" "$O2"
+	json_ok --arg h "$HIST" 'map(select(.status == "dry-run")) | length == 2 and
+		all(.[]; (.residual | length) == 0 and (.removed | any(.kind == "lines" and .path == $h and .count == 2)))'
+}
