@@ -222,7 +222,9 @@ static void on_signal(int sig)
 	stop_watch = 1;
 }
 
-/* One scan into f. Returns 0 or EXIT_ERR (said). */
+/* One scan into f. Returns 0 or EXIT_ERR (said, unless the watch was interrupted: Ctrl-C
+ * reaches the whole process group, so a ps or lsof the scan runs dies of it too, and its
+ * failure is the interruption, not an error). */
 static int frame(cli *c, ps_cmd *p, FILE *f, int width, size_t *rows)
 {
 	ps_frame fr;
@@ -237,7 +239,8 @@ static int frame(cli *c, ps_cmd *p, FILE *f, int width, size_t *rows)
 	rc = agc_ps(c->ctx, &p->o, print_row, &fr);
 	*rows = fr.rows;
 	if (rc < 0) {
-		cli_err("%s", agc_error_last());
+		if (!stop_watch)
+			cli_err("%s", agc_error_last());
 		return EXIT_ERR;
 	}
 	return 0;
@@ -309,8 +312,9 @@ int cmd_ps(cli *c, int argc, char **argv)
 			}
 			fclose(m);
 			if (rc) {
+				/* a frame cut short by the interruption is not shown */
 				free(text);
-				return rc;
+				return stop_watch ? 0 : rc;
 			}
 			/* the whole frame at once: home, clear, then the table */
 			if (tty)

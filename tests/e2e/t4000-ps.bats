@@ -215,3 +215,19 @@ spawn_named() {
 	run -0 --separate-stderr agc ps --agent cursor
 	[[ -z $output && $stderr == *"no agent process is running"* ]]
 }
+
+@test "ps --watch interrupted while the ps it runs is still listing (Ctrl-C reaches the whole process group): exit 0, no error" {
+	# a ps that takes its time, so that the interruption finds it running
+	mkdir -p "$BATS_TEST_TMPDIR/bin"
+	printf '#!/bin/sh\nexec sleep 5\n' >"$BATS_TEST_TMPDIR/bin/ps"
+	chmod +x "$BATS_TEST_TMPDIR/bin/ps"
+	# timeout signals its whole process group, as a terminal's Ctrl-C does
+	PATH=$BATS_TEST_TMPDIR/bin:$PATH AGENTGC_PROC_BACKEND=ps \
+		run -0 --separate-stderr timeout --preserve-status -s INT 1 "$AGENTGC" ps --watch
+	[[ -z $stderr ]]
+	# not interrupted, the same failing ps is an error, said
+	printf '#!/bin/sh\nexit 1\n' >"$BATS_TEST_TMPDIR/bin/ps"
+	PATH=$BATS_TEST_TMPDIR/bin:$PATH AGENTGC_PROC_BACKEND=ps \
+		run -1 --separate-stderr timeout --preserve-status -s INT 5 "$AGENTGC" ps --watch
+	[[ $stderr == *ps* ]]
+}
