@@ -11,14 +11,14 @@ fail() {
 	exit 1
 }
 
-# NAME's run.sh (RUN) without the registry and the cache: a non-zero exit, the installer's
-# "ERROR: cannot install SPEC from <registry>" (SPEC a grep pattern), that the test FAILS,
+# NAME's contract test (run.sh NAME) without the registry and the cache: a non-zero exit, the
+# installer's "ERROR: cannot install SPEC from <registry>" (SPEC a grep pattern), that the test FAILS,
 # "contract/NAME: FAILED", no skip, and nothing left in the cache's dir CACHED.
 offline() {
-	name=$1 run=$2 spec=$3 cached=$4
+	name=$1 spec=$2 cached=$3
 	rc=0
 	out=$(AGC_CACHE_DIR=$scratch/cache npm_config_registry=http://127.0.0.1:9/ \
-		npm_config_fetch_retries=0 "$run" /bin/true 2>&1) || rc=$?
+		npm_config_fetch_retries=0 "$here/run.sh" "$name" /bin/true 2>&1) || rc=$?
 	printf '%s\n' "$out" | sed 's/^/# /'
 	[ "$rc" -ne 0 ] || fail "$name: run.sh exited 0 without a registry"
 	printf '%s\n' "$out" | grep -q "ERROR: cannot install $spec from http://127.0.0.1:9/" ||
@@ -31,8 +31,8 @@ offline() {
 		fail "$name: a directory was left in the cache: $(ls -A "$scratch/cache/$cached")"
 }
 
-offline opencode "$here/opencode/run.sh" 'opencode-ai@.*' opencode
+offline opencode 'opencode-ai@.*' opencode
 # Claude Code, through the shared installer of the pinned agents
-offline claude "$here/claude/run.sh" '@anthropic-ai/claude-code@.*' claude
-offline codex "$here/codex/run.sh" '@openai/codex@.*' codex
+offline claude '@anthropic-ai/claude-code@.*' claude
+offline codex '@openai/codex@.*' codex
 echo "3 passed, 0 failed"

@@ -20,17 +20,20 @@ is {"text": T} (a final answer), {"tool": NAME, "input": {...}} (a tool call), o
 conversation has no key, or has run past its list, gets the text "ok". A request without
 tools (a title, a summary) gets a short text.
 """
-import http.server
 import json
 import os
 import sys
 import threading
 import time
 
+# the shared part, beside this dir; no bytecode written into the source tree
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import mockhttp  # noqa: E402
+
 PORT_FILE, PLAN_FILE, LOG_FILE = sys.argv[1:4]
 with open(PLAN_FILE) as f:
     PLAN = json.load(f)
-LOG_LOCK = threading.Lock()
 
 
 def text_of(content):
@@ -58,28 +61,13 @@ def step_for(body):
     return None, {"text": "ok"}
 
 
-class Handler(http.server.BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, *args):
-        pass
-
-    def reply_json(self, obj, code=200):
-        data = json.dumps(obj).encode()
-        self.send_response(code)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
+class Handler(mockhttp.Handler):
     def do_GET(self):
         self.reply_json({"type": "error", "error": {"type": "not_found_error", "message": self.path}}, 404)
 
     def do_POST(self):
-        size = int(self.headers.get("content-length") or 0)
-        try:
-            body = json.loads(self.rfile.read(size) or b"{}")
-        except ValueError:
+        body, _ = self.read_json()
+        if body is None:
             return self.reply_json({"type": "error", "error": {"type": "invalid_request_error",
                                                                "message": "not JSON"}}, 400)
         path = self.path.split("?", 1)[0]
@@ -112,15 +100,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return
         if not body.get("stream"):
             return self.reply_json(msg)
-        self.send_response(200)
-        self.send_header("content-type", "text/event-stream")
-        self.send_header("cache-control", "no-cache")
-        self.send_header("connection", "close")
-        self.end_headers()
-
-        def event(name, data):
-            self.wfile.write(("event: %s\ndata: %s\n\n" % (name, json.dumps(data))).encode())
-
+        self.start_events()
+        event = self.event
         event("message_start", {"type": "message_start", "message": dict(msg, content=[], stop_reason=None)})
         for i, block in enumerate(content):
             if block["type"] == "text":
@@ -142,11 +123,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.close_connection = True
 
     def log(self, path, body, key, step):
-        line = json.dumps({"path": path, "model": body.get("model"), "stream": bool(body.get("stream")),
-                           "messages": len(body.get("messages") or []), "tools": len(body.get("tools") or []),
-                           "conversation": key, "step": step})
-        with LOG_LOCK, open(LOG_FILE, "a") as f:
-            f.write(line + "\n")
+        mockhttp.append_log(LOG_FILE, {
+            "path": path, "model": body.get("model"), "stream": bool(body.get("stream")),
+            "messages": len(body.get("messages") or []), "tools": len(body.get("tools") or []),
+            "conversation": key, "step": step})
 
 
 def watch_parent(parent):
@@ -156,10 +136,4 @@ def watch_parent(parent):
 
 
 threading.Thread(target=watch_parent, args=(os.getppid(),), daemon=True).start()
-server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-server.daemon_threads = True
-tmp = PORT_FILE + ".tmp"
-with open(tmp, "w") as f:
-    f.write(str(server.server_address[1]))
-os.rename(tmp, PORT_FILE)
-server.serve_forever()
+mockhttp.serve(Handler, 0, PORT_FILE)

@@ -48,17 +48,22 @@
 #   session in its environment.
 # - The REPL (not -p) writes $XDG_DATA_HOME/applications/claude-code-url-handler.desktop,
 #   global state of no session.
-# - Seen by hand, not run here: "Move to background and exit" starts `claude daemon run`,
-#   which puts its sockets in /tmp/cc-daemon-<uid>/<8 hex>/ whatever TMPDIR says, and a
-#   process `claude --session-id <S2> --fork-session --resume <path of S's transcript>` with
-#   a registry entry of kind "bg" and "jobId": the first 8 characters of S2. Its job is
-#   jobs/<those 8 characters>/ (state.json with "sessionId": S2, "daemonShort", and "intent",
-#   the first prompt's text), not jobs/<S2>/ as the formats note has it; also
-#   daemon/gateway-routed/<8 characters>, jobs/pins.json, daemon/, daemon.{lock,log,status.json}.
+# - "Move to background and exit" (the last test): `claude daemon run` starts (sockets in
+#   /tmp/cc-daemon-<uid>/<8 hex>/ whatever TMPDIR says: the test gives claude a /tmp of its
+#   own), with two `claude bg-pty-host` and two `claude bg-spare` processes; one spare takes
+#   the session as a fork with a new id S2, registry entry of kind "bg" with "jobId": the first
+#   8 characters of S2. Its job is jobs/<those 8 characters>/ (state.json with "sessionId" and
+#   "resumeSessionId" S2, "daemonShort", "intent": the first prompt's text; and tmp/), not
+#   jobs/<S2>/ as the formats note has it; also daemon/gateway-routed/<8 characters>, and the
+#   daemon's own jobs/pins.json, daemon/ (auth, control.key, dispatch, roster.json),
+#   daemon.{lock,log,status.json}. S2 has file-history/S2/ and the task's output in
+#   $TMPDIR/claude-<uid>/<K'>/S2/tasks/, but no transcript until its first new message: until
+#   then it is an orphan. The background task's command is reparented (no child of Claude's)
+#   and keeps the first session's id in CLAUDE_CODE_SESSION_ID.
 
 bats_require_minimum_version 1.5.0
 
-load ../netns
+load ../lib
 
 setup_file() {
 	: "${AGENTGC:?set AGENTGC to the agentgc binary}"
@@ -123,20 +128,6 @@ note_pid() {
 	echo "$1 $(proc_start "$1")" >>"$T/pids"
 }
 
-agc() {
-	"$AGENTGC" "$@"
-}
-
-# Fail unless the jq filter (last argument; jq options may come before it) is true of $output
-# read as a stream of JSON values slurped into an array.
-json_ok() {
-	jq -e -s "$@" <<<"$output" >/dev/null || {
-		echo "jq -s filter failed: ${*: -1}" >&2
-		echo "on: $output" >&2
-		return 1
-	}
-}
-
 # One line per entry under HOME, TMPDIR and the XDG dirs: path, type, and a file's hash.
 tree_state() {
 	(cd "$T" && find home tmp xdg -printf '%p\t%y\n' | LC_ALL=C sort | while IFS=$'\t' read -r p y; do
@@ -168,6 +159,15 @@ write_runner() {
 	cat >"$T/run.sh" <<-'EOF'
 		#!/bin/sh
 		ip link set lo up || exit 90
+		if [ -n "$PRIVATE_TMP" ]; then
+			# a /tmp of its own (Claude's daemon puts its sockets in /tmp/cc-daemon-<uid>/
+			# whatever TMPDIR says); the test's dir itself may lie under /tmp
+			real=$(cd "$T" && pwd -P)
+			case $real in /tmp/*)
+				mkdir -p "$T/systmp${real#/tmp}" && mount --bind "$real" "$T/systmp${real#/tmp}" || exit 93 ;;
+			esac
+			mount --rbind "$T/systmp" /tmp || exit 93
+		fi
 		python3 "$MOCK" "$T/port" "$PLAN" "$T/mock.log" &
 		m=$!
 		i=0
@@ -261,10 +261,12 @@ claude_i() {
 	local plan=$1
 	shift
 	write_runner
+	local ns=$NETNS
+	[[ -z ${PRIVATE_TMP:-} ]] || ns=${NETNS}m
 	{
 		printf 'exec env'
 		printf ' %q' "MOCK=$BATS_TEST_DIRNAME/mock_anthropic.py" "PLAN=$plan" "T=$T" "WORK=$WORK" \
-			unshare $NETNS "$T/run.sh" --permission-mode default "$@"
+			"PRIVATE_TMP=${PRIVATE_TMP:-}" unshare $ns "$T/run.sh" --permission-mode default "$@"
 		echo
 	} >"$T/start.sh"
 	tm new-session -d -s c -x 160 -y 50 "bash $(printf %q "$T/start.sh")"
@@ -295,6 +297,11 @@ claude_gone() {
 		fi
 		return 1
 	fi
+}
+
+# True once the pid names no process at all, not even a zombie.
+vanished() {
+	! kill -0 "$1" 2>/dev/null
 }
 
 # True once the pid has gone (or is a zombie waiting for its parent).
@@ -491,4 +498,108 @@ quit() {
 	run -0 --separate-stderr agc --json purge claude "$ID"
 	json_ok --arg id "$ID" '.[0].status == "purged" and .[0].id == $id'
 	diff <(not_global <"$T/before") <(tree_state | not_global)
+}
+
+# The pids of the processes that run the claude binary (the daemon, its workers and the
+# background sessions), one a line.
+claude_pids() {
+	local d exe
+	for d in /proc/[0-9]*; do
+		exe=$(readlink "$d/exe" 2>/dev/null) || continue
+		[[ $exe == "$(readlink -f "$CLAUDE")" ]] && echo "${d#/proc/}"
+	done
+}
+
+# The pids of the processes that have CLAUDE_CODE_SESSION_ID set to one of the given ids.
+session_procs() {
+	local d id
+	for d in /proc/[0-9]*; do
+		for id; do
+			{ tr '\0' '\n' <"$d/environ"; } 2>/dev/null | grep -qxF "CLAUDE_CODE_SESSION_ID=$id" &&
+				echo "${d#/proc/}" && break
+		done
+	done
+	return 0
+}
+
+# The job dir of a background session (jobs/<8 hex digits>/ with a state.json naming one).
+bg_job() {
+	local f
+	for f in "$CLAUDE_CONFIG_DIR"/jobs/[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]/state.json; do
+		[[ -s $f ]] && jq -e '.sessionId | length == 36' "$f" >/dev/null 2>&1 && JOB=${f%/state.json} && return 0
+	done
+	return 1
+}
+
+@test "a session moved to the background at /exit runs as a job of Claude's daemon: in use while it runs; once stopped, its purge takes jobs/<short>/ with the daemon's marks, and nothing of another session" {
+	unshare "${NETNS}m" true 2>/dev/null || {
+		echo "no private mount namespace (unshare ${NETNS}m): Claude's daemon would put its sockets in the shared /tmp (in a chroot, bind-mount its root onto itself first)" >&2
+		return 1
+	}
+	interactive_home
+	mkdir -p "$T/systmp"
+	cat >"$T/plan.json" <<-EOF
+		{"start a background wait": [
+		   {"tool": "Bash", "input": {"command": "sleep 300", "description": "wait in the background", "run_in_background": true}},
+		   {"text": "background wait started"}]}
+	EOF
+	tree_state >"$T/before"
+	PRIVATE_TMP=1 claude_i "$T/plan.json" --allowedTools Bash
+	say "start a background wait" "background wait started"
+	# /exit asks what to do with the task that still runs: the second answer moves the
+	# session to the background
+	tm send-keys -t c -l /exit
+	wait_until 10 input_is /exit
+	tm send-keys -t c Enter
+	wait_until 20 pane_has 'Move to background'
+	tm send-keys -t c Down
+	sleep 0.3
+	tm send-keys -t c Enter
+	wait_until 60 bg_job
+	local short s2 p2 p
+	short=${JOB##*/}
+	s2=$(jq -r .sessionId "$JOB/state.json")
+	for p in $(claude_pids); do note_pid "$p"; done
+	echo "# job $short: session $s2 (forked from $ID); claude processes: $(claude_pids | tr '\n' ' ')" >&3
+	[[ $s2 != "$ID" && $short == "${s2:0:8}" ]]
+	# the background session's registry entry: kind bg, the job's short id
+	wait_until 30 jq -e --arg s "$s2" 'select(.sessionId == $s)' "$CLAUDE_CONFIG_DIR"/sessions/[0-9]*.json
+	p2=$(jq -r --arg s "$s2" 'select(.sessionId == $s) | .pid' "$CLAUDE_CONFIG_DIR"/sessions/[0-9]*.json)
+	jq -e --arg s "$s2" --arg j "$short" 'select(.sessionId == $s) | .kind == "bg" and .jobId == $j' \
+		"$CLAUDE_CONFIG_DIR"/sessions/[0-9]*.json
+
+	run -4 --separate-stderr agc --json in-use claude "$s2"
+	json_ok --argjson p "$p2" '.[0].in_use and any(.[0].holders[]; .pid == $p and .why == "registry")'
+	run -4 --separate-stderr agc --json purge claude "$s2"
+	json_ok '.[0].status == "in-use" and .[0].removed == []'
+	[[ -f $JOB/state.json ]]
+
+	# the background task moved with the session: its command outlives the REPL (reparented,
+	# not Claude's child), in the environment of one of the two sessions
+	local tasks
+	tasks=$(session_procs "$ID" "$s2")
+	[[ -n $tasks ]]
+	for p in $tasks; do note_pid "$p"; done
+	echo "# the task's processes: $(for p in $tasks; do tr '\0' '\n' <"/proc/$p/environ" | grep '^CLAUDE_CODE_SESSION_ID='; done | sort -u | tr '\n' ' ')" >&3
+
+	# stopped: every claude process (the daemon, its workers, the session) and the task
+	for p in $(claude_pids) $tasks; do
+		kill -KILL "$p" 2>/dev/null || true
+	done
+	# gone, not a zombie not yet reaped (which agentgc rightly counts as a process that runs)
+	for p in "$p2" $tasks; do wait_until 20 vanished "$p"; done
+	run -0 --separate-stderr agc --json in-use claude "$s2"
+	# the forked session has no transcript yet (Claude writes it at its first new message):
+	# what it has (the job, file-history, the task's output) makes it an orphan
+	run -0 --separate-stderr agc --json ls --orphans
+	json_ok --arg s "$s2" 'any(.[]; .id == $s and .live == false)'
+	run -0 --separate-stderr agc --json purge claude "$s2"
+	json_ok --arg j "$JOB" '.[0].status == "purged" and any(.[0].removed[]; .path == $j)'
+	[[ ! -e $JOB && ! -e $CLAUDE_CONFIG_DIR/daemon/gateway-routed/$short && ! -e $CLAUDE_CONFIG_DIR/daemon/host-managed/$short ]]
+	! grep -rqF "start a background wait" "$CLAUDE_CONFIG_DIR/jobs" 2>/dev/null
+	run -0 --separate-stderr agc --json purge claude "$ID"
+	json_ok --arg id "$ID" '.[0].status == "purged" and .[0].id == $id'
+	# what is left is the daemon's own state, no session's
+	diff <(not_global <"$T/before") <(tree_state | not_global |
+		grep -vE '^home/\.claude/(daemon(/|	)|daemon\.(lock|log|status\.json)	|jobs	|jobs/pins\.json	)')
 }

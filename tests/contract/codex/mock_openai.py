@@ -22,19 +22,21 @@ order the requests come in, and a later prompt in the same thread starts its own
   {"stall": SECONDS}               headers sent, then nothing: a turn that hangs
 A request whose conversation has no key, or has run past its list, gets the text "ok".
 """
-import http.server
 import json
 import os
 import re
 import sys
-import threading
 import time
+
+# the shared part, beside this dir; no bytecode written into the source tree
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import mockhttp  # noqa: E402
 
 PORT = int(sys.argv[1])
 PORT_FILE, PLAN_FILE, LOG_FILE = sys.argv[2:5]
 with open(PLAN_FILE) as f:
     PLAN = json.load(f)
-LOG_LOCK = threading.Lock()
 CALL_TYPES = ("function_call", "custom_tool_call", "local_shell_call", "tool_search_call")
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
@@ -101,30 +103,14 @@ def call_of(step, items, key, n):
     return item
 
 
-class Handler(http.server.BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, *args):
-        pass
-
-    def reply_json(self, obj, code=200):
-        data = json.dumps(obj).encode()
-        self.send_response(code)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
+class Handler(mockhttp.Handler):
     def do_GET(self):
         self.log(self.path, {}, None, None, None)
         self.reply_json({"error": {"type": "not_found", "message": self.path}}, 404)
 
     def do_POST(self):
-        size = int(self.headers.get("content-length") or 0)
-        raw = self.rfile.read(size)
-        try:
-            body = json.loads(raw or b"{}")
-        except ValueError:
+        body, raw = self.read_json()
+        if body is None:
             self.log(self.path, {}, None, None, {"error": "not JSON: %r" % raw[:80]})
             return self.reply_json({"error": {"type": "invalid_request_error", "message": "not JSON"}}, 400)
         path = self.path.split("?", 1)[0]
@@ -134,11 +120,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         items = [x for x in body.get("input") or [] if isinstance(x, dict)]
         key, n, step = step_for(items)
         self.log(path, body, key, n, step)
-        self.send_response(200)
-        self.send_header("content-type", "text/event-stream")
-        self.send_header("cache-control", "no-cache")
-        self.send_header("connection", "close")
-        self.end_headers()
+        self.start_events()
         self.wfile.flush()
         if "stall" in step:
             time.sleep(float(step["stall"]))
@@ -147,7 +129,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         rid = "resp_contract_%d" % int(time.time() * 1e6)
 
         def event(data):
-            self.wfile.write(("event: %s\ndata: %s\n\n" % (data["type"], json.dumps(data))).encode())
+            self.event(data["type"], data)
 
         if "text" in step:
             item = {"type": "message", "id": "msg_" + rid, "role": "assistant", "status": "completed",
@@ -171,18 +153,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def log(self, path, body, key, n, step):
         items = [x for x in body.get("input") or [] if isinstance(x, dict)]
         last = items[-1] if items else {}
-        line = json.dumps({"path": path, "model": body.get("model"), "thread": self.headers.get("thread-id"),
-                           "items": len(items), "conversation": key, "index": n, "step": step,
-                           "last": {"type": last.get("type"), "name": last.get("name"),
-                                    "output": output_text(last)[:300] if "output" in last else None}})
-        with LOG_LOCK, open(LOG_FILE, "a") as f:
-            f.write(line + "\n")
+        mockhttp.append_log(LOG_FILE, {
+            "path": path, "model": body.get("model"), "thread": self.headers.get("thread-id"),
+            "items": len(items), "conversation": key, "index": n, "step": step,
+            "last": {"type": last.get("type"), "name": last.get("name"),
+                     "output": output_text(last)[:300] if "output" in last else None}})
 
 
-server = http.server.ThreadingHTTPServer(("127.0.0.1", PORT), Handler)
-server.daemon_threads = True
-tmp = PORT_FILE + ".tmp"
-with open(tmp, "w") as f:
-    f.write(str(server.server_address[1]))
-os.rename(tmp, PORT_FILE)
-server.serve_forever()
+mockhttp.serve(Handler, PORT, PORT_FILE)

@@ -39,7 +39,7 @@
 
 bats_require_minimum_version 1.5.0
 
-load ../netns
+load ../lib
 
 # The mock's port: any port will do, each namespace has a loopback of its own
 PORT=18471
@@ -122,20 +122,6 @@ teardown() {
 		[[ -n $p ]] && kill -KILL "$p" 2>/dev/null || true
 	done <"$T/pids"
 	[[ -n ${TMUX_SOCK:-} ]] && tmux -S "$TMUX_SOCK" kill-server 2>/dev/null || true
-}
-
-agc() {
-	"$AGENTGC" "$@"
-}
-
-# Fail unless the jq filter (last argument; jq options may come before it) is true of $output
-# read as a stream of JSON values slurped into an array.
-json_ok() {
-	jq -e -s "$@" <<<"$output" >/dev/null || {
-		echo "jq -s filter failed: ${*: -1}" >&2
-		echo "on: $output" >&2
-		return 1
-	}
 }
 
 # The script every codex process runs in: inside the new network namespace, loopback up, /tmp

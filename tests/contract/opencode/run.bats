@@ -33,7 +33,7 @@
 
 bats_require_minimum_version 1.5.0
 
-load ../netns
+load ../lib
 
 # Sessions of every test: a parent P with a child C and a grandchild G (sub-agent
 # sessions, parentID), and an unrelated root session U that must keep everything.
@@ -115,12 +115,9 @@ oc_in() {
 	(cd "$dir" && env -u OPENCODE $OC_NETNS "$OC_BIN" "$@" </dev/null)
 }
 
-agc() {
-	"$AGENTGC" "$@"
-}
-
 # Fail unless the jq filter (last argument; jq options may come before it) is true of the
-# last output read as one JSON value, or, with -s first, as an array of its JSON lines.
+# last output read as one JSON value, or, with -s first, as an array of its JSON lines (this
+# file's own, in place of ../lib's, which always slurps).
 json_ok() {
 	local filter=${!#}
 	local args=("${@:1:$#-1}")
