@@ -81,6 +81,9 @@ typedef enum agc_art_flags {
 				      (a paste file their history lines name): not removed at its
 				      turn but at the end of the stretch, once the shared file's
 				      rewrite left nothing that names it (agc_adapter.unnamed) */
+	AGC_ART_LAST_KEYED = 1 << 4, /* a dir whose child `last` is what discovery read to give
+					it to the session (a job's state.json): written again since
+					(last_key), the dir stays for a rerun to judge again */
 } agc_art_flags;
 
 typedef struct agc_artifact {
@@ -101,6 +104,7 @@ typedef struct agc_artifact {
 	ino_t ino;
 	agc_filekey key;    /* as discovery saw it: an AGC_ART_POINTER written again since (the
 			       same inode, another text) is not removed */
+	agc_filekey last_key; /* AGC_ART_LAST_KEYED: the child `last` as discovery read it */
 } agc_artifact;
 
 void agc_filekey_of(const struct stat *st, agc_filekey *k);

@@ -773,6 +773,24 @@ static bool remove_one(agc_plan *p, agc_report *r, const agc_artifact *a, failur
 			return false;
 		}
 	}
+	/* The same for the file a dir was given to the session by (a job's state.json): one
+	 * written again since may name another session now */
+	if ((a->flags & AGC_ART_LAST_KEYED) && a->last) {
+		struct stat st;
+		agc_filekey now;
+		char *lrel = agc_strfmt("%s/%s", a->rel, a->last);
+
+		memset(&now, 0, sizeof(now));
+		if (lrel && fstatat(rootfd, lrel, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode))
+			agc_filekey_of(&st, &now);
+		free(lrel);
+		if (!agc_filekey_same(&now, &a->last_key)) {
+			*fixable = true;
+			note_failure(fails, a->root, a->rel, reason_of(AGC_WALK_CHANGED, 0));
+			free(abs);
+			return false;
+		}
+	}
 	rc = agc_remove_beneath(rootfd, a->rel, a->dev, a->ino, a->last, 0, &res);
 	if (rc == 0) {
 		agc_report_add_item(r, false, kind_name(a->kind), abs, NULL, NULL, a->session, 1,

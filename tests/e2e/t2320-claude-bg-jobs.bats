@@ -139,3 +139,54 @@ setup() {
 	assert_tree_unchanged before
 	run -4 agc in-use claude "$s"
 }
+
+@test "R5: a job that also names a session that runs and has no transcript yet (just moved to the background) stays, said" {
+	local s b j
+	s=$(new_uuid)
+	b=$(new_uuid)
+	mk_transcript "$s" "$CWD" "first"
+	j=$(mk_job "$s" "$b")
+	spawn sleep 1000
+	mk_registry "$LAST_PID" "$b"
+	snap before
+	run -3 --separate-stderr agc --json purge claude "$s"
+	json_ok --arg j "$j" --arg b "$b" '.[0].status == "partial" and (.[0].residual | any(.path == $j and (.reason | contains($b))))'
+	assert_exists "$j/state.json" "$j/tmp/notes.txt" "$C/daemon/gateway-routed/${s:0:8}"
+	# that one's own purge is refused while it runs
+	run -4 agc purge claude "$b"
+	assert_exists "$j/state.json"
+	# and prune --orphans, which finds the job through the first session (gone now), keeps it
+	run --separate-stderr agc --json prune --orphans --settle 0s --yes
+	assert_exists "$j/state.json" "$C/daemon/gateway-routed/${s:0:8}"
+}
+
+@test "R4: a job whose state.json is written again between discovery and removal (now naming another session) stays; a rerun judges it again" {
+	local s t j
+	s=$(new_uuid)
+	t=$(new_uuid)
+	mk_full_session "$s" "$CWD"
+	mk_transcript "$t" "$CWD" "another"
+	j=$(mk_job "$s")
+	printf '{"state":"done","sessionId":"%s","resumeSessionId":"%s"}\n' "$s" "$t" >"$BATS_TEST_TMPDIR/state.new"
+	# the file-history of the session goes before its job: then the job is given to t as well
+	AGC_HOOK_UNLINKAT="0123456789abcdef@v1" AGC_HOOK_CMD="cp '$BATS_TEST_TMPDIR/state.new' '$j/state.json.tmp' && mv '$j/state.json.tmp' '$j/state.json'" \
+		run -3 --separate-stderr agc_faulty --json purge claude "$s"
+	json_ok --arg j "$j" '.[0].status == "partial" and (.[0].residual | any(.path == $j))'
+	assert_exists "$j/state.json" "$j/tmp/notes.txt"
+	cmp "$BATS_TEST_TMPDIR/state.new" "$j/state.json"
+	# the rerun reads it anew: it names t, which has a transcript
+	run -3 --separate-stderr agc --json purge claude "$s"
+	json_ok --arg j "$j" --arg t "$t" '.[0].residual | any(.path == $j and (.reason | contains($t)))'
+	assert_exists "$j/state.json"
+}
+
+@test "a directory named like the session's own job but without state.json stays, said: whose it is cannot be told" {
+	local s
+	s=$(new_uuid)
+	mk_full_session "$s" "$CWD"
+	mkdir -p "$C/jobs/${s:0:8}/tmp"
+	echo 'scratch' >"$C/jobs/${s:0:8}/tmp/x"
+	run -3 --separate-stderr agc --json purge claude "$s"
+	json_ok --arg j "$C/jobs/${s:0:8}" '.[0].residual | any(.path == $j and (.reason | contains("without state.json")))'
+	assert_exists "$C/jobs/${s:0:8}/tmp/x"
+}

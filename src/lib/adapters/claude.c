@@ -626,15 +626,17 @@ static bool job_short(const char *name)
 }
 
 /* The sessions jobs/<name>/state.json names (jobs_fd: the jobs dir): sid and rsid, canonical
- * lower-case UUIDs, "" for one absent or not a UUID (rsid "" too when it is sid). Nothing is
- * read through a link. 1 when read, 0 when the job has no state.json, -1 when it cannot be
- * read (agc_error_msg says why). */
-static int job_sessions(int jobs_fd, const char *name, char sid[AGC_ID_MAX], char rsid[AGC_ID_MAX])
+ * lower-case UUIDs, "" for one absent or not a UUID (rsid "" too when it is sid); st (NULL:
+ * not wanted) is the file as it was read. Nothing is read through a link. 1 when read, 0 when
+ * the job has no state.json, -1 when it cannot be read (agc_error_last says why). */
+static int job_sessions(int jobs_fd, const char *name, char sid[AGC_ID_MAX], char rsid[AGC_ID_MAX],
+			struct stat *st)
 {
 	agc_buf b = AGC_BUF_INIT_MAX(JOB_STATE_MAX + 1);
 	int dfd = openat(jobs_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	int rc;
+	int rc, fd;
 	json_t *j;
+	struct stat own;
 
 	sid[0] = rsid[0] = '\0';
 	if (dfd < 0) {
@@ -642,8 +644,9 @@ static int job_sessions(int jobs_fd, const char *name, char sid[AGC_ID_MAX], cha
 			return 0; /* not a job dir (a link to one is no job of this config dir) */
 		return agc_error_errno(-1, errno, "cannot open 'jobs/%s'", name);
 	}
-	rc = agc_read_at(dfd, "state.json", JOB_STATE_MAX, &b);
+	fd = agc_open_file_at(dfd, "state.json", 0, st ? st : &own);
 	close(dfd);
+	rc = fd < 0 ? fd : agc_read_fd(fd, "state.json", JOB_STATE_MAX, &b);
 	if (rc == AGC_ENOTFOUND) {
 		agc_buf_release(&b);
 		return 0;
@@ -663,6 +666,41 @@ static int job_sessions(int jobs_fd, const char *name, char sid[AGC_ID_MAX], cha
 		rsid[0] = '\0';
 	json_decref(j);
 	return 1;
+}
+
+/* Whether a running process is on the registry with session id (a session that has no
+ * transcript yet, as a session just moved to the background). An unreadable registry counts
+ * as one that has it. */
+static bool registry_names_live(const agc_plan *p, int cfg, const char *id)
+{
+	DIR *d = agc_dir_at(cfg, "sessions");
+	struct dirent *e;
+	agc_buf text = AGC_BUF_INIT_MAX(REGISTRY_MAX + 1);
+	size_t seen = 0;
+	bool live = false;
+	pid_t pid;
+
+	if (!d)
+		return errno != ENOENT && errno != ENOTDIR;
+	while (!live && (e = readdir(d))) {
+		agc_claude_reg j;
+
+		if (++seen > DIR_ENTRIES_MAX) {
+			live = true;
+			break;
+		}
+		if (!is_pid_json(e->d_name, &pid))
+			continue;
+		if (agc_read_at(dirfd(d), e->d_name, REGISTRY_MAX, &text) != 0) {
+			live = agc_proc_alive(pid); /* it may name the session */
+			continue;
+		}
+		j = agc_claude_registry_judge(p->ctx->procroot, pid, agc_buf_cstr(&text), text.len, id);
+		live = j == AGC_CLAUDE_REG_LIVE || j == AGC_CLAUDE_REG_FOREIGN;
+	}
+	closedir(d);
+	agc_buf_release(&text);
+	return live;
 }
 
 /* Whether projects/<any>/<id>.jsonl is there: the session has a transcript. */
@@ -708,32 +746,46 @@ static int discover_jobs(agc_plan *p, int cfg, const char *id)
 	while (rc == 0 && (e = readdir(d)) && seen++ < DIR_ENTRIES_MAX) {
 		char sid[AGC_ID_MAX], rsid[AGC_ID_MAX], rel[320];
 		const char *other;
+		struct stat st;
 		int got;
 
 		if (!job_short(e->d_name))
 			continue;
 		snprintf(rel, sizeof(rel), "jobs/%s", e->d_name);
-		got = job_sessions(dirfd(d), e->d_name, sid, rsid);
-		if (got < 0) {
+		got = job_sessions(dirfd(d), e->d_name, sid, rsid, &st);
+		if (got <= 0) {
+			/* named like the session's own job: whose it is cannot be told, so it stays,
+			 * said */
 			if (strncmp(e->d_name, id, 8) == 0)
-				rc = agc_plan_add_note(p, R_CONFIG, rel, agc_error_last());
+				rc = agc_plan_add_note(p, R_CONFIG, rel,
+						       got < 0 ? agc_error_last()
+							       : "a background job without state.json: whose it is "
+								 "cannot be told");
 			continue;
 		}
-		if (got == 0 || (strcmp(sid, id) != 0 && strcmp(rsid, id) != 0))
+		if (strcmp(sid, id) != 0 && strcmp(rsid, id) != 0)
 			continue;
 		other = strcmp(sid, id) == 0 ? rsid : sid;
-		if (other[0] && transcript_exists(cfg, other)) {
-			char *why = agc_strfmt("the background job also names session %s, which is kept: "
-					       "purge that session too to remove it",
+		if (other[0] && (transcript_exists(cfg, other) || registry_names_live(p, cfg, other))) {
+			char *why = agc_strfmt("the background job also names session %s, which is kept "
+					       "or running: it goes with the last of the two",
 					       other);
 
 			rc = agc_plan_add_note(p, R_CONFIG, rel, why ? why : "names another session");
 			free(why);
 			continue;
 		}
-		/* state.json goes last: a half-removed job still reads as the session's */
-		if (agc_plan_add_art(p, R_CONFIG, rel, id, 0, "state.json") < 0)
+		/* state.json goes last: a half-removed job still reads as the session's; and one
+		 * written again since it was read here may name another session: the job stays */
+		got = agc_plan_add_art(p, R_CONFIG, rel, id, 0, "state.json");
+		if (got < 0)
 			rc = -1;
+		else if (got > 0) {
+			agc_artifact *a = &p->arts.v[p->arts.n - 1];
+
+			a->flags |= AGC_ART_LAST_KEYED;
+			agc_filekey_of(&st, &a->last_key);
+		}
 		snprintf(rel, sizeof(rel), "daemon/host-managed/%s", e->d_name);
 		if (rc == 0 && agc_plan_add_art(p, R_CONFIG, rel, id, AGC_ART_NO_GATE, NULL) < 0)
 			rc = -1;
@@ -2929,7 +2981,7 @@ static bool side_ids(int dfd, const char *dir, const char *name, char id[AGC_ID_
 {
 	also[0] = '\0';
 	if (strcmp(dir, "jobs") == 0 && job_short(name)) {
-		if (job_sessions(dfd, name, id, also) <= 0)
+		if (job_sessions(dfd, name, id, also, NULL) <= 0)
 			return false;
 		if (!id[0])
 			memcpy(id, also, AGC_ID_MAX), also[0] = '\0';
