@@ -258,10 +258,10 @@ int agc_lines_rewrite_ids(int rootfd, const agc_lineset *ls, char *const *ids, s
 			goto count_only;
 		}
 	}
-	/* A dry run that counts nothing itself (the plan's counts come from discovery) has asked
-	 * every question the rewrite would by now but the size: the file is not read again, once
-	 * for each id of a run of many. */
-	if ((flags & AGC_LINES_DRY_RUN) && !id_counts) {
+	/* A check-only dry run (the plan's counts come from discovery) has asked every question
+	 * the rewrite would by now but the size: the file is not read again, once for each id of
+	 * a run of many. */
+	if ((flags & AGC_LINES_DRY_RUN) && (flags & AGC_LINES_CHECK_ONLY)) {
 		if ((uint64_t)st.st_size > SHARED_FILE_MAX) {
 			res->reason = "error";
 			agc_error_set(-1, "'%s' is larger than %zu bytes", leaf, SHARED_FILE_MAX);

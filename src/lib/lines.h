@@ -5,7 +5,11 @@
 #include "core.h"
 
 typedef enum agc_lines_flags {
-	AGC_LINES_DRY_RUN = 1 << 0, /* count only */
+	AGC_LINES_DRY_RUN = 1 << 0,    /* count only */
+	AGC_LINES_CHECK_ONLY = 1 << 1, /* with AGC_LINES_DRY_RUN: ask the rewrite's questions (held,
+					  locked, hard-linked, changed, too big) without reading the
+					  file: counts 0 (a dry run of many ids, each counted by its
+					  discovery) */
 } agc_lines_flags;
 
 typedef struct agc_lines_result {

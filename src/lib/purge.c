@@ -1039,7 +1039,7 @@ static void list_plan(agc_plan *p, agc_report *r, bool as_residual_links)
 		if (as_residual_links && rootfd >= 0) {
 			agc_lines_result lr;
 			int rc = agc_lines_rewrite(rootfd, ls, p->ids.v, p->ids.n, p->ctx->procroot,
-						   AGC_LINES_DRY_RUN, &lr);
+						   AGC_LINES_DRY_RUN | AGC_LINES_CHECK_ONLY, &lr);
 
 			if (rc != 0)
 				why = lr.reason && strcmp(lr.reason, "error") != 0

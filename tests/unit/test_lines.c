@@ -461,6 +461,34 @@ static void test_lines_rewrite_symlink_dir(void **state)
 	root_holds("cfg");
 }
 
+/* A check-only dry run asks the rewrite's questions without reading the file: nothing
+ * counted, nothing changed; a hard-linked file is refused as the rewrite refuses it. */
+static void test_lines_rewrite_check_only(void **state)
+{
+	agc_lines_result res;
+	struct stat before, after;
+
+	(void)state;
+	t_writes("root/history.jsonl", HISTORY);
+	assert_int_equal(stat(t_path("root/history.jsonl"), &before), 0);
+	assert_int_equal(rewrite("history.jsonl", ID_A, AGC_LINES_DRY_RUN | AGC_LINES_CHECK_ONLY, &res), 0);
+	assert_false(res.done);
+	assert_int_equal(res.count, 0);
+	assert_null(res.reason);
+	content_is("root/history.jsonl", HISTORY);
+	assert_int_equal(stat(t_path("root/history.jsonl"), &after), 0);
+	assert_true(after.st_ino == before.st_ino && after.st_mtim.tv_nsec == before.st_mtim.tv_nsec);
+	root_holds("history.jsonl");
+	/* a second name for the file: the rewrite could not remove the lines from both */
+	assert_int_equal(link(t_path("root/history.jsonl"), t_path("root/other.jsonl")), 0);
+	assert_true(rewrite("history.jsonl", ID_A, AGC_LINES_DRY_RUN | AGC_LINES_CHECK_ONLY, &res) < 0);
+	assert_non_null(res.reason);
+	assert_string_equal(res.reason, "error: hard-linked");
+	content_is("root/history.jsonl", HISTORY);
+	assert_int_equal(unlink(t_path("root/other.jsonl")), 0);
+	root_holds("history.jsonl");
+}
+
 /* R4: a dry run counts A's lines and changes nothing: same bytes, same inode, no lock taken. */
 static void test_lines_rewrite_dry_run(void **state)
 {
@@ -523,6 +551,7 @@ int main(void)
 		T(test_lines_rewrite_symlink),
 		T(test_lines_rewrite_symlink_dir),
 		T(test_lines_rewrite_dry_run),
+		T(test_lines_rewrite_check_only),
 		T(test_lines_rewrite_flock_writer),
 	};
 
