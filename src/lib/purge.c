@@ -742,6 +742,25 @@ static void note_failure(failures *f, size_t root, const char *rel, char *reason
 	x->reason = reason;
 }
 
+/* Whether rel (or rel/child) beneath rootfd is no longer the file discovery read (seen): another
+ * inode, size or time. One that is gone or cannot be reached is as seen when gone_ok (the
+ * removal says which), else written since. */
+static bool written_since(int rootfd, const char *rel, const char *child, const agc_filekey *seen,
+			  bool gone_ok)
+{
+	struct stat st;
+	agc_filekey now;
+	char *path = child ? agc_strfmt("%s/%s", rel, child) : NULL;
+	bool there = (!child || path) && fstatat(rootfd, child ? path : rel, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		     (!child || S_ISREG(st.st_mode));
+
+	free(path);
+	if (!there)
+		return !gone_ok;
+	agc_filekey_of(&st, &now);
+	return !agc_filekey_same(&now, seen);
+}
+
 /* Remove one artifact; record it as removed or failed. Returns true when it is gone. */
 static bool remove_one(agc_plan *p, agc_report *r, const agc_artifact *a, failures *fails,
 		       bool *fixable)
@@ -757,39 +776,14 @@ static bool remove_one(agc_plan *p, agc_report *r, const agc_artifact *a, failur
 	}
 	/* A pointer (a registry entry) was judged by its text: one written again since (its pid
 	 * reused by a process that registered its own session in the same file) may now name a
-	 * live session, and is left for a rerun to judge again (R5) */
-	if (a->flags & AGC_ART_POINTER) {
-		struct stat st;
-		agc_filekey now;
-
-		if (fstatat(rootfd, a->rel, &st, AT_SYMLINK_NOFOLLOW) == 0)
-			agc_filekey_of(&st, &now);
-		else
-			now = a->key; /* gone, or not reachable: agc_remove_beneath says which */
-		if (!agc_filekey_same(&now, &a->key)) {
-			*fixable = true;
-			note_failure(fails, a->root, a->rel, reason_of(AGC_WALK_CHANGED, 0));
-			free(abs);
-			return false;
-		}
-	}
-	/* The same for the file a dir was given to the session by (a job's state.json): one
-	 * written again since may name another session now */
-	if ((a->flags & AGC_ART_LAST_KEYED) && a->last) {
-		struct stat st;
-		agc_filekey now;
-		char *lrel = agc_strfmt("%s/%s", a->rel, a->last);
-
-		memset(&now, 0, sizeof(now));
-		if (lrel && fstatat(rootfd, lrel, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode))
-			agc_filekey_of(&st, &now);
-		free(lrel);
-		if (!agc_filekey_same(&now, &a->last_key)) {
-			*fixable = true;
-			note_failure(fails, a->root, a->rel, reason_of(AGC_WALK_CHANGED, 0));
-			free(abs);
-			return false;
-		}
+	 * live session; so may the file a dir was given to the session by (a job's state.json).
+	 * Either is left for a rerun to judge again (R5). */
+	if (((a->flags & AGC_ART_POINTER) && written_since(rootfd, a->rel, NULL, &a->key, true)) ||
+	    ((a->flags & AGC_ART_LAST_KEYED) && a->last && written_since(rootfd, a->rel, a->last, &a->last_key, false))) {
+		*fixable = true;
+		note_failure(fails, a->root, a->rel, reason_of(AGC_WALK_CHANGED, 0));
+		free(abs);
+		return false;
 	}
 	rc = agc_remove_beneath(rootfd, a->rel, a->dev, a->ino, a->last, 0, &res);
 	if (rc == 0) {

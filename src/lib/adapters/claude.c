@@ -615,6 +615,9 @@ static int discover_registry(agc_plan *p, int cfg, const char *id)
  * (formats/claude-code.md §2). */
 #define JOB_STATE_MAX ((size_t)8 << 20) /* Claude's own reader caps state.json here */
 
+/* The daemon's marks of a job, <dir>/<short> each. */
+static const char *const job_marks[] = {"daemon/host-managed", "daemon/gateway-routed"};
+
 static bool job_short(const char *name)
 {
 	size_t i;
@@ -734,7 +737,7 @@ static int discover_jobs(agc_plan *p, int cfg, const char *id)
 	int fd = openat(cfg, "jobs", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	DIR *d;
 	struct dirent *e;
-	size_t seen = 0;
+	size_t seen = 0, i;
 	int rc = 0;
 
 	if (fd < 0)
@@ -786,12 +789,11 @@ static int discover_jobs(agc_plan *p, int cfg, const char *id)
 			a->flags |= AGC_ART_LAST_KEYED;
 			agc_filekey_of(&st, &a->last_key);
 		}
-		snprintf(rel, sizeof(rel), "daemon/host-managed/%s", e->d_name);
-		if (rc == 0 && agc_plan_add_art(p, R_CONFIG, rel, id, AGC_ART_NO_GATE, NULL) < 0)
-			rc = -1;
-		snprintf(rel, sizeof(rel), "daemon/gateway-routed/%s", e->d_name);
-		if (rc == 0 && agc_plan_add_art(p, R_CONFIG, rel, id, AGC_ART_NO_GATE, NULL) < 0)
-			rc = -1;
+		for (i = 0; rc == 0 && i < sizeof(job_marks) / sizeof(job_marks[0]); i++) {
+			snprintf(rel, sizeof(rel), "%s/%s", job_marks[i], e->d_name);
+			if (agc_plan_add_art(p, R_CONFIG, rel, id, AGC_ART_NO_GATE, NULL) < 0)
+				rc = -1;
+		}
 	}
 	closedir(d);
 	return rc;
@@ -2983,8 +2985,10 @@ static bool side_ids(int dfd, const char *dir, const char *name, char id[AGC_ID_
 	if (strcmp(dir, "jobs") == 0 && job_short(name)) {
 		if (job_sessions(dfd, name, id, also, NULL) <= 0)
 			return false;
-		if (!id[0])
-			memcpy(id, also, AGC_ID_MAX), also[0] = '\0';
+		if (!id[0]) {
+			memcpy(id, also, AGC_ID_MAX);
+			also[0] = '\0';
+		}
 		return id[0] != '\0';
 	}
 	return side_uuid(dir, name, id);
@@ -3008,10 +3012,16 @@ static void charge_dir(rows *r, agc_ls_sink *sink, const agc_root *root, int roo
 
 		if (e->d_name[0] == '.' || !side_ids(dirfd(d), dir, e->d_name, id, also))
 			continue;
-		/* a job that names two sessions with transcripts goes with neither (discover_jobs) */
 		w = rows_find(r, id);
-		if (also[0] && (w ? rows_find(r, also) != NULL : (w = rows_find(r, also)) == NULL))
-			continue;
+		if (also[0]) {
+			row *o = rows_find(r, also);
+
+			/* a job that names two sessions with transcripts goes with neither
+			 * (discover_jobs) */
+			if (w && o)
+				continue;
+			w = w ? w : o;
+		}
 		if (!w)
 			continue;
 		/* what in-use's discovery gives the gate (claude_discover with gate_only): not the
@@ -3023,11 +3033,12 @@ static void charge_dir(rows *r, agc_ls_sink *sink, const agc_root *root, int roo
 		if (strcmp(dir, "jobs") == 0 && job_short(e->d_name)) {
 			/* the daemon's marks of a background job go with it (discover_jobs) */
 			char rel[300];
+			size_t i;
 
-			snprintf(rel, sizeof(rel), "daemon/host-managed/%s", e->d_name);
-			agc_ls_charge_at(sink, w->gate, false, rootfd, rel, &w->sz, &w->updated_ms);
-			snprintf(rel, sizeof(rel), "daemon/gateway-routed/%s", e->d_name);
-			agc_ls_charge_at(sink, w->gate, false, rootfd, rel, &w->sz, &w->updated_ms);
+			for (i = 0; i < sizeof(job_marks) / sizeof(job_marks[0]); i++) {
+				snprintf(rel, sizeof(rel), "%s/%s", job_marks[i], e->d_name);
+				agc_ls_charge_at(sink, w->gate, false, rootfd, rel, &w->sz, &w->updated_ms);
+			}
 		}
 	}
 	if (strcmp(dir, "debug") == 0) {
