@@ -140,14 +140,15 @@ tree_state() {
 }
 
 # The entries that are no session's: Claude Code's global state, which every run writes
-# whatever the session (.claude.json, its backups, the plugin store, the URL handler under
-# XDG_DATA_HOME, .last-cleanup: the time of its last sweep of old files, written by a timer
-# while it runs), and the dirs that hold the files of every session of a project or of the
-# home (projects/<key>/ and its memory/, file-history/, sessions/, session-env/,
-# shell-snapshots/, the temp root's claude-<uid>/<key>/, cc-socks/), which a session's first
-# run creates and its purge leaves for the others.
+# whatever the session (.claude.json and the lock dir it takes to write it, .claude.json.lock;
+# its backups, the plugin store, the URL handler under XDG_DATA_HOME, .last-cleanup: the time
+# of its last sweep of old files, written by a timer while it runs), and the dirs that hold
+# the files of every session of a project or of the home (projects/<key>/ and its memory/,
+# file-history/, sessions/, session-env/, shell-snapshots/, the temp root's
+# claude-<uid>/<key>/, cc-socks/), which a session's first run creates and its purge leaves
+# for the others.
 not_global() {
-	grep -vE '^home/\.claude(/\.claude)?\.json	|^home/\.claude/\.last-cleanup	|^home/\.claude/(backups|plugins)(/|	)|^tmp/claude-[0-9]+/fswatch-probe-[^/]+(/|	)|^xdg/data/applications(/|	)' |
+	grep -vE '^home/\.claude(/\.claude)?\.json(\.lock)?(/|	)|^home/\.claude/\.last-cleanup	|^home/\.claude/(backups|plugins)(/|	)|^tmp/claude-[0-9]+/fswatch-probe-[^/]+(/|	)|^xdg/data/applications(/|	)' |
 		grep -vE '^(home/\.claude|home/\.claude/(projects|projects/[^/]+|projects/[^/]+/memory|file-history|sessions|session-env|shell-snapshots)|tmp/cc-socks|tmp/claude-[0-9]+|tmp/claude-[0-9]+/[^/]+)	d$'
 }
 
