@@ -1003,7 +1003,7 @@ int agc_holders_scan(const agc_gate_query *q, agc_holders *out)
 	sc.rootfd = open(sc.procroot, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	sc.out = out;
 
-	if (agc_proc_self_and_ancestors(sc.procroot, &sc.skip, &sc.n_skip) < 0)
+	if (agc_proc_self_and_ancestors(sc.procroot, q->listed, &sc.skip, &sc.n_skip) < 0)
 		goto done;
 	sc.self = sc.n_skip ? sc.skip[0] : 0;  /* 0: procroot does not list this process */
 	if (q->n_ids) {
@@ -1240,7 +1240,7 @@ int agc_snap_take(const agc_snap_opts *o, agc_snap **out)
 	sc.procroot = o->procroot ? o->procroot : "/proc";
 	sc.rootfd = open(sc.procroot, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	sc.snap = &t;
-	if (agc_proc_self_and_ancestors(sc.procroot, &sc.skip, &sc.n_skip) < 0)
+	if (agc_proc_self_and_ancestors(sc.procroot, false, &sc.skip, &sc.n_skip) < 0)
 		goto done;
 	sc.self = sc.n_skip ? sc.skip[0] : 0;
 	if (agc_proc_each_pid(sc.procroot, list_cb, &pids) != 0)

@@ -111,6 +111,10 @@ typedef struct agc_gate_query {
 	 * listed and just these n_only_pids pids are scanned (a gone one is skipped). */
 	const pid_t *only_pids;
 	size_t n_only_pids;
+	/* The caller has just listed every process (agc_proc_each_pid_ident) for this scan, and
+	 * anything that started since is its to check: the scan may read that listing (the ps
+	 * backend then runs ps once, not twice). */
+	bool listed;
 } agc_gate_query;
 
 /* Scan every process once. agentgc itself and its ancestors never count for ids, env_names and

@@ -1187,10 +1187,10 @@ int agc_proc_boot_ms(const char *procroot, int64_t *out)
 	return rc;
 }
 
-int agc_proc_self_and_ancestors(const char *procroot, pid_t **out, size_t *n)
+int agc_proc_self_and_ancestors(const char *procroot, bool listed, pid_t **out, size_t *n)
 {
 	if (agc_procps_on())
-		return agc_procps_self_and_ancestors(out, n);
+		return agc_procps_self_and_ancestors(listed, out, n);
 	pid_t *v, pid = agc_proc_self(procroot);
 	size_t len = 0, cap = 16;
 	agc_proc p;

@@ -393,6 +393,9 @@ static pssnap *cur;
 #define PS_REUSE_US 100000
 static bool cur_spare;
 static int64_t cur_taken_us;
+/* cur is the listing agc_procps_each_pid_ident just took: a scan that its caller begins right
+ * after it (agc_procps_self_and_ancestors, listed) reads it, not a listing of its own. */
+static bool cur_ident;
 
 static void snap_free(pssnap *s);
 static pssnap *snap_take(void);
@@ -416,6 +419,7 @@ static pssnap *scan_listing(bool fresh)
 	pthread_mutex_lock(&snap_mu);
 	snap_free(cur);
 	cur = s;
+	cur_ident = fresh;
 	pthread_mutex_unlock(&snap_mu);
 	return s;
 }
@@ -1193,20 +1197,17 @@ int agc_procps_open(pid_t pid)
 	return fd < 0 ? agc_error_errno(-1, errno, "cannot open '/'") : fd;
 }
 
-int agc_procps_self_and_ancestors(pid_t **out, size_t *n)
+/* listed: the caller's agc_procps_each_pid_ident has just listed every process for the scan
+ * this begins; that listing (when it is still the current one) is the scan's, and no other ps
+ * runs. Otherwise a new listing. */
+static pid_t *ancestors(const pssnap *s, size_t *n)
 {
-	pssnap *s;
-	pid_t *v, pid = getpid();
-	size_t len = 0, cap;
+	size_t len = 0, cap = s->ents.n + 2;
+	pid_t *v = malloc(cap * sizeof(*v)), pid = getpid();
 
-	*out = NULL;
-	*n = 0;
-	if (backend_check() < 0 || !(s = snap_take()))
-		return -1;
-	cap = s->ents.n + 2;
-	if (!(v = malloc(cap * sizeof(*v)))) {
-		snap_free(s);
-		return agc_error_oom();
+	if (!v) {
+		agc_error_oom();
+		return NULL;
 	}
 	v[len++] = pid;
 	while (pid > 1 && len < cap) {
@@ -1217,14 +1218,43 @@ int agc_procps_self_and_ancestors(pid_t **out, size_t *n)
 		pid = e->ppid;
 		v[len++] = pid;
 	}
+	*n = len;
+	return v;
+}
+
+int agc_procps_self_and_ancestors(bool listed, pid_t **out, size_t *n)
+{
+	pssnap *s;
+	pid_t *v;
+
+	*out = NULL;
+	*n = 0;
+	if (backend_check() < 0)
+		return -1;
+	pthread_mutex_lock(&snap_mu);
+	if (listed && cur && cur_ident) {
+		v = ancestors(cur, n);
+		cur_spare = v != NULL;
+		cur_taken_us = mono_us();
+		pthread_mutex_unlock(&snap_mu);
+		*out = v;
+		return v ? 0 : -1;
+	}
+	pthread_mutex_unlock(&snap_mu);
+	if (!(s = snap_take()))
+		return -1;
+	if (!(v = ancestors(s, n))) {
+		snap_free(s);
+		return -1;
+	}
 	pthread_mutex_lock(&snap_mu);
 	snap_free(cur);
 	cur = s;
+	cur_ident = false;
 	cur_spare = true;
 	cur_taken_us = mono_us();
 	pthread_mutex_unlock(&snap_mu);
 	*out = v;
-	*n = len;
 	return 0;
 }
 
@@ -1434,10 +1464,10 @@ pid_t agc_proc_self(const char *procroot)
 	return getpid();
 }
 
-int agc_proc_self_and_ancestors(const char *procroot, pid_t **out, size_t *n)
+int agc_proc_self_and_ancestors(const char *procroot, bool listed, pid_t **out, size_t *n)
 {
 	(void)procroot;
-	return agc_procps_self_and_ancestors(out, n);
+	return agc_procps_self_and_ancestors(listed, out, n);
 }
 
 void agc_proc_scope(const char *procroot, const pid_t *pids, size_t n)

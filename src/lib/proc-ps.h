@@ -60,7 +60,7 @@ int agc_procps_maps(pid_t pid, int (*cb)(const agc_devino *f, void *ud), void *u
 int agc_procps_cwd_id(pid_t pid, agc_devino *out);
 int agc_procps_cwd(pid_t pid, agc_buf *out);
 int agc_procps_open(pid_t pid);
-int agc_procps_self_and_ancestors(pid_t **out, size_t *n);
+int agc_procps_self_and_ancestors(bool listed, pid_t **out, size_t *n);
 void agc_procps_scope(const pid_t *pids, size_t n);
 
 #endif

@@ -112,9 +112,11 @@ int agc_proc_boot_ms(const char *procroot, int64_t *out);
 pid_t agc_proc_self(const char *procroot);
 
 /* The pids of this process and all its ancestors, up to pid 1, as procroot lists them (none
- * when it lists no such process). Returns 0 or -1; *out is a malloc'd array the caller
- * frees. */
-int agc_proc_self_and_ancestors(const char *procroot, pid_t **out, size_t *n);
+ * when it lists no such process). listed: the caller has just listed every process
+ * (agc_proc_each_pid_ident) for the scan this begins, which may then read that listing (the
+ * ps backend runs ps once for both, not twice). Returns 0 or -1; *out is a malloc'd array the
+ * caller frees. */
+int agc_proc_self_and_ancestors(const char *procroot, bool listed, pid_t **out, size_t *n);
 
 /* The reads of the scan under way (the listing agc_proc_self_and_ancestors just made) are of
  * these pids only: a backend that lists open files and environments for the whole table at

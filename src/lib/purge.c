@@ -2753,6 +2753,9 @@ static int batch_query(batch *b, size_t from, size_t to, size_t only_item, const
 		q.only_pids = only;
 		q.n_only_pids = n_only;
 	}
+	/* both callers listed the process table just before (batch_scan, batch_recheck): what
+	 * started since is new to the scan's list of seen processes, and re-checked */
+	q.listed = true;
 	rc = (only && !n_only) ? 0 : agc_holders_scan(&q, out);
 out:
 	free(ids.v);

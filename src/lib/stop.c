@@ -527,7 +527,7 @@ int agc_stop(agc_ctx *ctx, const char *agent, const char *id, const agc_stop_opt
 		rc = 0;
 		goto out;
 	}
-	if (group(r, &ps, true) < 0 || agc_proc_self_and_ancestors(ctx->procroot, &self, &n_self) < 0)
+	if (group(r, &ps, true) < 0 || agc_proc_self_and_ancestors(ctx->procroot, false, &self, &n_self) < 0)
 		goto out;
 	for (i = 0; i < ps.n; i++) {
 		bool changed;

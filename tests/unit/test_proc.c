@@ -936,7 +936,7 @@ static void test_proc_self_and_ancestors(void **state)
 	size_t n = 0;
 
 	(void)state;
-	assert_int_equal(agc_proc_self_and_ancestors("/proc", &v, &n), 0);
+	assert_int_equal(agc_proc_self_and_ancestors("/proc", false, &v, &n), 0);
 	assert_true(n >= 1);
 	assert_int_equal(v[0], getpid());
 	if (getpid() != 1 && getppid() > 0) {
@@ -946,7 +946,7 @@ static void test_proc_self_and_ancestors(void **state)
 	free(v);
 
 	/* A tree that does not hold this process: just this process. */
-	assert_int_equal(agc_proc_self_and_ancestors(fakeproc, &v, &n), 0);
+	assert_int_equal(agc_proc_self_and_ancestors(fakeproc, false, &v, &n), 0);
 	assert_int_equal(n, 1);
 	assert_int_equal(v[0], getpid());
 	free(v);

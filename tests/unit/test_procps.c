@@ -224,7 +224,7 @@ static void test_procps_scope(void **state)
 	child = hold_open(t_path("held"));
 
 	/* scoped to this process: the child's file is still seen when asked for */
-	assert_int_equal(agc_proc_self_and_ancestors("/proc", &anc, &n), 0);
+	assert_int_equal(agc_proc_self_and_ancestors("/proc", false, &anc, &n), 0);
 	free(anc);
 	agc_proc_scope("/proc", &self, 1);
 	w = (want_file){st.st_dev, st.st_ino, false};
@@ -234,7 +234,7 @@ static void test_procps_scope(void **state)
 	assert_true(w.seen);
 
 	/* scoped to the child: seen at once */
-	assert_int_equal(agc_proc_self_and_ancestors("/proc", &anc, &n), 0);
+	assert_int_equal(agc_proc_self_and_ancestors("/proc", false, &anc, &n), 0);
 	free(anc);
 	agc_proc_scope("/proc", &child, 1);
 	w.seen = false;
@@ -242,7 +242,7 @@ static void test_procps_scope(void **state)
 	assert_true(w.seen);
 
 	/* environments: scoped to this process, the child's is read all the same */
-	assert_int_equal(agc_proc_self_and_ancestors("/proc", &anc, &n), 0);
+	assert_int_equal(agc_proc_self_and_ancestors("/proc", false, &anc, &n), 0);
 	free(anc);
 	agc_proc_scope("/proc", &self, 1);
 	assert_int_equal(agc_proc_environ("/proc", self, 1 << 20, &env), 0);
@@ -282,7 +282,7 @@ static void test_procps_timeout(void **state)
 	}
 	/* the listing (a real ps) is taken before the short timeout applies: under load a ps
 	 * of the whole table can take longer than the 300 ms the fake lsof is given */
-	assert_int_equal(agc_proc_self_and_ancestors("/proc", &anc, &n), 0);
+	assert_int_equal(agc_proc_self_and_ancestors("/proc", false, &anc, &n), 0);
 	free(anc);
 	setenv("AGENTGC_TEST_PS_TIMEOUT_MS", "300", 1);
 	clock_gettime(CLOCK_MONOTONIC, &a);
@@ -298,6 +298,78 @@ static void test_procps_timeout(void **state)
 	assert_int_equal(t_teardown_dir(), 0);
 }
 
+static int ident_cb(pid_t pid, uint64_t ident, void *ud)
+{
+	(void)pid;
+	(void)ident;
+	++*(size_t *)ud;
+	return 0;
+}
+
+/* How many times the ps of PATH (a counting wrapper) has run. */
+static size_t ps_runs(void)
+{
+	size_t len = 0, n = 0, i;
+	char *text = t_read("count", &len);
+
+	for (i = 0; text && i < len; i++)
+		n += text[i] == '\n';
+	free(text);
+	return n;
+}
+
+/* A scan begun right after its caller listed every process (listed: a purge's full scan, its
+ * re-check) reads that listing: one ps, not two. Without the flag, or once another listing has
+ * taken its place, the ancestors are listed afresh (a listing is never read for one scan when
+ * it was taken for another). */
+static void test_procps_listed(void **state)
+{
+	char *path = getenv("PATH") ? strdup(getenv("PATH")) : NULL, *script, *p;
+	const char *real = access("/usr/bin/ps", X_OK) == 0 ? "/usr/bin/ps" : "/bin/ps";
+	pid_t *anc = NULL;
+	size_t n = 0, procs = 0;
+
+	(void)state;
+	if (!have("ps"))
+		skip();
+	assert_int_equal(t_setup_dir("procps-listed"), 0);
+	t_mkdir("bin");
+	script = agc_strfmt("#!/bin/sh\necho run >>'%s'\nexec %s \"$@\"\n", t_path("count"), real);
+	assert_non_null(script);
+	t_writes("bin/ps", script);
+	free(script);
+	assert_int_equal(chmod(t_path("bin/ps"), 0755), 0);
+	p = agc_strfmt("%s:%s", t_path("bin"), path ? path : "/usr/bin:/bin");
+	assert_non_null(p);
+	setenv("PATH", p, 1);
+	free(p);
+
+	/* listed: the ancestors come from the listing just taken */
+	assert_int_equal(agc_proc_each_pid_ident("/proc", ident_cb, &procs), 0);
+	assert_true(procs >= 1);
+	assert_int_equal(ps_runs(), 1);
+	assert_int_equal(agc_proc_self_and_ancestors("/proc", true, &anc, &n), 0);
+	assert_true(n >= 1);
+	assert_int_equal(anc[0], getpid());
+	free(anc);
+	assert_int_equal(ps_runs(), 1);
+	/* not listed: a listing of their own */
+	assert_int_equal(agc_proc_each_pid_ident("/proc", ident_cb, &procs), 0);
+	assert_int_equal(ps_runs(), 2);
+	assert_int_equal(agc_proc_self_and_ancestors("/proc", false, &anc, &n), 0);
+	free(anc);
+	assert_int_equal(ps_runs(), 3);
+	/* the current listing is the ancestors' own now, not one the caller took: listed or not,
+	 * a new one */
+	assert_int_equal(agc_proc_self_and_ancestors("/proc", true, &anc, &n), 0);
+	free(anc);
+	assert_int_equal(ps_runs(), 4);
+
+	setenv("PATH", path ? path : "/usr/bin:/bin", 1);
+	free(path);
+	assert_int_equal(t_teardown_dir(), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -307,6 +379,7 @@ int main(void)
 		cmocka_unit_test(test_procps_lsof),
 		cmocka_unit_test(test_procps_scope),
 		cmocka_unit_test(test_procps_timeout),
+		cmocka_unit_test(test_procps_listed),
 	};
 
 	/* the ps backend for the tests that run ps and lsof (the parsers above need none) */
