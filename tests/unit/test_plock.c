@@ -4,7 +4,10 @@
  *   s/<id>.rec          the session's record
  *   s/<id>.of           the id of the session whose history it reads (it is a fork of it)
  *   locks/<id>.lock     its writer lock, taken under locks/.coordination.lock
- * Children that hold a lock are killed and reaped in teardown. */
+ * Children that hold a lock are killed and reaped in teardown. The ids (plkxone, plkxtwo,
+ * plkxthree) are ones no command line on the machine holds: the gate reads the real process
+ * table, where any process whose argv holds an id (a shell's "done", say, for "one") is a
+ * holder. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -216,18 +219,18 @@ static void test_purge_free_lock(void **state)
 	agc_report *r = NULL;
 
 	(void)state;
-	put("s/one.rec", "x");
-	put("locks/one.lock", "");
-	assert_int_equal(agc_purge(ctx, "fake", "one", 0, &r), 0);
+	put("s/plkxone.rec", "x");
+	put("locks/plkxone.lock", "");
+	assert_int_equal(agc_purge(ctx, "fake", "plkxone", 0, &r), 0);
 	assert_int_equal(agc_report_status(r), AGC_ST_PURGED);
 	assert_int_equal(agc_report_exit(r), 0);
-	assert_false(exists("s/one.rec"));
-	assert_false(exists("locks/one.lock"));
+	assert_false(exists("s/plkxone.rec"));
+	assert_false(exists("locks/plkxone.lock"));
 	assert_true(exists("locks/.coordination.lock"));
-	assert_true(removed_has(r, "locks/one.lock"));
-	assert_true(removed_has(r, "s/one.rec"));
+	assert_true(removed_has(r, "locks/plkxone.lock"));
+	assert_true(removed_has(r, "s/plkxone.rec"));
 	/* the lock is the last thing that goes */
-	assert_string_equal(agc_report_removed(r, agc_report_removed_count(r) - 1)->path, P("locks/one.lock"));
+	assert_string_equal(agc_report_removed(r, agc_report_removed_count(r) - 1)->path, P("locks/plkxone.lock"));
 	agc_report_free(r);
 }
 
@@ -240,28 +243,28 @@ static void test_purge_held_lock(void **state)
 
 	(void)state;
 	for (how = 0; how < 2; how++) {
-		put("s/one.rec", "x");
-		put("locks/one.lock", "");
-		hold("locks/one.lock", how ? LOCK_EX : LOCK_SH);
-		assert_int_equal(agc_purge(ctx, "fake", "one", 0, &r), 0);
+		put("s/plkxone.rec", "x");
+		put("locks/plkxone.lock", "");
+		hold("locks/plkxone.lock", how ? LOCK_EX : LOCK_SH);
+		assert_int_equal(agc_purge(ctx, "fake", "plkxone", 0, &r), 0);
 		assert_int_equal(agc_report_status(r), AGC_ST_IN_USE);
 		assert_int_equal(agc_report_exit(r), 4);
 		assert_true(agc_report_holder_count(r) >= 1);
 		assert_string_equal(agc_report_holder(r, 0)->why, "lock");
 		assert_int_equal(agc_report_holder(r, 0)->pid, child);
-		assert_string_equal(agc_report_holder(r, 0)->what, P("locks/one.lock"));
-		assert_true(exists("s/one.rec"));
-		assert_true(exists("locks/one.lock"));
+		assert_string_equal(agc_report_holder(r, 0)->what, P("locks/plkxone.lock"));
+		assert_true(exists("s/plkxone.rec"));
+		assert_true(exists("locks/plkxone.lock"));
 		agc_report_free(r);
-		assert_int_equal(agc_in_use(ctx, "fake", "one", &r), 0);
+		assert_int_equal(agc_in_use(ctx, "fake", "plkxone", &r), 0);
 		assert_int_equal(agc_report_status(r), AGC_ST_IN_USE);
 		agc_report_free(r);
 		t_let_go(&child);
 	}
 	/* let go: the same purge goes through */
-	assert_int_equal(agc_purge(ctx, "fake", "one", 0, &r), 0);
+	assert_int_equal(agc_purge(ctx, "fake", "plkxone", 0, &r), 0);
 	assert_int_equal(agc_report_status(r), AGC_ST_PURGED);
-	assert_false(exists("locks/one.lock"));
+	assert_false(exists("locks/plkxone.lock"));
 	agc_report_free(r);
 }
 
@@ -276,14 +279,14 @@ static void test_purge_held_lock_probe(void **state)
 	t_mkdir("proc");
 	snprintf(proc, sizeof(proc), "%s", t_path("proc"));
 	assert_int_equal(make_ctx(proc), 0);
-	put("s/one.rec", "x");
-	put("locks/one.lock", "");
-	hold("locks/one.lock", LOCK_EX);
-	assert_int_equal(agc_purge(ctx, "fake", "one", 0, &r), 0);
+	put("s/plkxone.rec", "x");
+	put("locks/plkxone.lock", "");
+	hold("locks/plkxone.lock", LOCK_EX);
+	assert_int_equal(agc_purge(ctx, "fake", "plkxone", 0, &r), 0);
 	assert_int_equal(agc_report_status(r), AGC_ST_IN_USE);
 	assert_string_equal(agc_report_holder(r, 0)->why, "lock");
-	assert_true(exists("s/one.rec"));
-	assert_true(exists("locks/one.lock"));
+	assert_true(exists("s/plkxone.rec"));
+	assert_true(exists("locks/plkxone.lock"));
 	agc_report_free(r);
 }
 
@@ -293,12 +296,12 @@ static void test_purge_stale_lock_only(void **state)
 	agc_report *r = NULL;
 
 	(void)state;
-	put("locks/one.lock", "");
-	assert_int_equal(agc_purge(ctx, "fake", "one", 0, &r), 0);
+	put("locks/plkxone.lock", "");
+	assert_int_equal(agc_purge(ctx, "fake", "plkxone", 0, &r), 0);
 	assert_int_equal(agc_report_status(r), AGC_ST_PURGED);
-	assert_false(exists("locks/one.lock"));
+	assert_false(exists("locks/plkxone.lock"));
 	agc_report_free(r);
-	assert_int_equal(agc_purge(ctx, "fake", "one", 0, &r), 0);
+	assert_int_equal(agc_purge(ctx, "fake", "plkxone", 0, &r), 0);
 	assert_int_equal(agc_report_status(r), AGC_ST_NOT_FOUND);
 	agc_report_free(r);
 }
@@ -309,13 +312,13 @@ static void test_dry_run_lists_lock(void **state)
 	agc_report *r = NULL;
 
 	(void)state;
-	put("s/one.rec", "x");
-	put("locks/one.lock", "");
-	assert_int_equal(agc_purge(ctx, "fake", "one", AGC_PURGE_DRY_RUN, &r), 0);
+	put("s/plkxone.rec", "x");
+	put("locks/plkxone.lock", "");
+	assert_int_equal(agc_purge(ctx, "fake", "plkxone", AGC_PURGE_DRY_RUN, &r), 0);
 	assert_int_equal(agc_report_status(r), AGC_ST_DRY_RUN);
-	assert_true(removed_has(r, "locks/one.lock"));
-	assert_true(exists("locks/one.lock"));
-	assert_true(exists("s/one.rec"));
+	assert_true(removed_has(r, "locks/plkxone.lock"));
+	assert_true(exists("locks/plkxone.lock"));
+	assert_true(exists("s/plkxone.rec"));
 	agc_report_free(r);
 }
 
@@ -330,28 +333,28 @@ static void test_lock_not_regular(void **state)
 
 	(void)state;
 	for (k = 0; k < 2; k++) {
-		put("s/one.rec", "x");
+		put("s/plkxone.rec", "x");
 		if (k == 0) {
-			assert_int_equal(mkfifo(P("locks/one.lock"), 0644), 0);
+			assert_int_equal(mkfifo(P("locks/plkxone.lock"), 0644), 0);
 		} else {
 			put("elsewhere.lock", "");
-			assert_int_equal(symlink("../elsewhere.lock", P("locks/one.lock")), 0);
+			assert_int_equal(symlink("../elsewhere.lock", P("locks/plkxone.lock")), 0);
 		}
-		assert_int_equal(agc_purge(ctx, "fake", "one", 0, &r), 0);
+		assert_int_equal(agc_purge(ctx, "fake", "plkxone", 0, &r), 0);
 		assert_int_equal(agc_report_status(r), AGC_ST_REFUSED);
 		assert_int_equal(agc_report_exit(r), 4);
 		said = false;
 		for (i = 0; i < agc_report_residual_count(r); i++)
-			said |= strcmp(agc_report_residual(r, i)->path, P("locks/one.lock")) == 0 &&
+			said |= strcmp(agc_report_residual(r, i)->path, P("locks/plkxone.lock")) == 0 &&
 				strcmp(agc_report_residual(r, i)->reason, k ? "symlink" : "not a regular file") == 0;
 		assert_true(said);
-		assert_true(exists("locks/one.lock"));
-		assert_true(exists("s/one.rec"));
+		assert_true(exists("locks/plkxone.lock"));
+		assert_true(exists("s/plkxone.rec"));
 		agc_report_free(r);
-		assert_int_equal(agc_purge(ctx, "fake", "one", AGC_PURGE_DRY_RUN, &r), 0);
+		assert_int_equal(agc_purge(ctx, "fake", "plkxone", AGC_PURGE_DRY_RUN, &r), 0);
 		assert_int_equal(agc_report_exit(r), 4);
 		agc_report_free(r);
-		assert_int_equal(unlink(P("locks/one.lock")), 0);
+		assert_int_equal(unlink(P("locks/plkxone.lock")), 0);
 	}
 }
 
@@ -361,17 +364,17 @@ static void test_lock_link_held(void **state)
 	agc_report *r = NULL;
 
 	(void)state;
-	put("s/one.rec", "x");
+	put("s/plkxone.rec", "x");
 	put("elsewhere.lock", "");
-	assert_int_equal(symlink("../elsewhere.lock", P("locks/one.lock")), 0);
+	assert_int_equal(symlink("../elsewhere.lock", P("locks/plkxone.lock")), 0);
 	hold("elsewhere.lock", LOCK_EX);
-	assert_int_equal(agc_in_use(ctx, "fake", "one", &r), 0);
+	assert_int_equal(agc_in_use(ctx, "fake", "plkxone", &r), 0);
 	assert_int_equal(agc_report_status(r), AGC_ST_IN_USE);
 	assert_string_equal(agc_report_holder(r, 0)->why, "lock");
 	agc_report_free(r);
-	assert_int_equal(agc_purge(ctx, "fake", "one", 0, &r), 0);
+	assert_int_equal(agc_purge(ctx, "fake", "plkxone", 0, &r), 0);
 	assert_int_equal(agc_report_exit(r), 4);
-	assert_true(exists("s/one.rec"));
+	assert_true(exists("s/plkxone.rec"));
 	agc_report_free(r);
 }
 
@@ -391,14 +394,14 @@ static void test_lock_arrives(void **state)
 	agc_report *r = NULL;
 
 	(void)state;
-	put("s/one.rec", "x");
+	put("s/plkxone.rec", "x");
 	after_discover = writer_arrives;
-	assert_int_equal(agc_purge(ctx, "fake", "one", 0, &r), 0);
+	assert_int_equal(agc_purge(ctx, "fake", "plkxone", 0, &r), 0);
 	after_discover = NULL;
 	assert_int_equal(agc_report_status(r), AGC_ST_IN_USE);
 	assert_string_equal(agc_report_holder(r, 0)->why, "lock");
-	assert_true(exists("s/one.rec"));
-	assert_true(exists("locks/one.lock"));
+	assert_true(exists("s/plkxone.rec"));
+	assert_true(exists("locks/plkxone.lock"));
 	agc_report_free(r);
 }
 
@@ -411,19 +414,19 @@ static void test_lock_made(void **state)
 	size_t i;
 
 	(void)state;
-	put("s/one.rec", "x");
+	put("s/plkxone.rec", "x");
 	assert_int_equal(system("rm -rf -- \"$TMPDIR\"/agc-test-plock-*/fake/locks"), 0);
 	assert_false(exists("locks"));
-	assert_int_equal(agc_purge(ctx, "fake", "one", 0, &r), 0);
+	assert_int_equal(agc_purge(ctx, "fake", "plkxone", 0, &r), 0);
 	assert_int_equal(agc_report_status(r), AGC_ST_PURGED);
-	assert_false(exists("s/one.rec"));
-	assert_false(exists("locks/one.lock"));
+	assert_false(exists("s/plkxone.rec"));
+	assert_false(exists("locks/plkxone.lock"));
 	assert_true(exists("locks/.coordination.lock"));
 	for (i = 0; i < agc_report_removed_count(r); i++)
-		assert_null(strstr(agc_report_removed(r, i)->path, "one.lock"));
+		assert_null(strstr(agc_report_removed(r, i)->path, "plkxone.lock"));
 	agc_report_free(r);
 	/* nothing else of it: not found */
-	assert_int_equal(agc_purge(ctx, "fake", "one", 0, &r), 0);
+	assert_int_equal(agc_purge(ctx, "fake", "plkxone", 0, &r), 0);
 	assert_int_equal(agc_report_status(r), AGC_ST_NOT_FOUND);
 	agc_report_free(r);
 }
@@ -440,16 +443,16 @@ static void test_lock_table_incomplete(void **state)
 	t_writes("proc/locks", "");
 	snprintf(proc, sizeof(proc), "%s", t_path("proc"));
 	assert_int_equal(make_ctx(proc), 0);
-	put("s/one.rec", "x");
-	put("locks/one.lock", "");
-	hold("locks/one.lock", LOCK_EX);
-	assert_int_equal(agc_in_use(ctx, "fake", "one", &r), 0);
+	put("s/plkxone.rec", "x");
+	put("locks/plkxone.lock", "");
+	hold("locks/plkxone.lock", LOCK_EX);
+	assert_int_equal(agc_in_use(ctx, "fake", "plkxone", &r), 0);
 	assert_int_equal(agc_report_status(r), AGC_ST_IN_USE);
 	agc_report_free(r);
-	assert_int_equal(agc_purge(ctx, "fake", "one", AGC_PURGE_DRY_RUN, &r), 0);
+	assert_int_equal(agc_purge(ctx, "fake", "plkxone", AGC_PURGE_DRY_RUN, &r), 0);
 	assert_int_equal(agc_report_exit(r), 4);
 	agc_report_free(r);
-	assert_true(exists("s/one.rec"));
+	assert_true(exists("s/plkxone.rec"));
 }
 
 /* A surviving fork reads the session: refused, reason fork, the fork named, nothing changed
@@ -460,62 +463,62 @@ static void test_forks(void **state)
 	size_t i;
 
 	(void)state;
-	put("s/one.rec", "x");
-	put("s/two.rec", "y");
-	put("s/two.of", "one");
-	put("s/three.rec", "z");
-	put("s/three.of", "two");
-	put("locks/one.lock", "");
+	put("s/plkxone.rec", "x");
+	put("s/plkxtwo.rec", "y");
+	put("s/plkxtwo.of", "plkxone");
+	put("s/plkxthree.rec", "z");
+	put("s/plkxthree.of", "plkxtwo");
+	put("locks/plkxone.lock", "");
 	for (i = 0; i < 2; i++) {
-		assert_int_equal(agc_purge(ctx, "fake", "one", i ? AGC_PURGE_DRY_RUN : 0, &r), 0);
+		assert_int_equal(agc_purge(ctx, "fake", "plkxone", i ? AGC_PURGE_DRY_RUN : 0, &r), 0);
 		/* a dry run says dry-run, with the purge's exit */
 		assert_int_equal(agc_report_status(r), i ? AGC_ST_DRY_RUN : AGC_ST_REFUSED);
 		assert_int_equal(agc_report_exit(r), 4);
 		assert_int_equal(agc_report_fork_count(r), 1);
-		assert_string_equal(agc_report_fork(r, 0), "two");
+		assert_string_equal(agc_report_fork(r, 0), "plkxtwo");
 		assert_true(agc_report_residual_count(r) >= 1);
 		assert_string_equal(agc_report_residual(r, 0)->reason, "fork");
 		assert_int_equal(agc_report_removed_count(r), 0);
 		agc_report_free(r);
-		assert_true(exists("s/one.rec"));
-		assert_true(exists("locks/one.lock"));
+		assert_true(exists("s/plkxone.rec"));
+		assert_true(exists("locks/plkxone.lock"));
 	}
 	/* purging the fork first is allowed: its own fork is its refusal */
-	assert_int_equal(agc_purge(ctx, "fake", "three", 0, &r), 0);
+	assert_int_equal(agc_purge(ctx, "fake", "plkxthree", 0, &r), 0);
 	assert_int_equal(agc_report_status(r), AGC_ST_PURGED);
 	agc_report_free(r);
-	put("s/three.rec", "z");
-	put("s/three.of", "two");
-	assert_int_equal(agc_purge(ctx, "fake", "one", AGC_PURGE_WITH_FORKS, &r), 0);
+	put("s/plkxthree.rec", "z");
+	put("s/plkxthree.of", "plkxtwo");
+	assert_int_equal(agc_purge(ctx, "fake", "plkxone", AGC_PURGE_WITH_FORKS, &r), 0);
 	assert_int_equal(agc_report_status(r), AGC_ST_PURGED);
 	assert_int_equal(agc_report_child_count(r), 2);
 	agc_report_free(r);
-	assert_false(exists("s/one.rec"));
-	assert_false(exists("s/two.rec"));
-	assert_false(exists("s/three.rec"));
-	assert_false(exists("s/three.of"));
-	assert_false(exists("locks/one.lock"));
+	assert_false(exists("s/plkxone.rec"));
+	assert_false(exists("s/plkxtwo.rec"));
+	assert_false(exists("s/plkxthree.rec"));
+	assert_false(exists("s/plkxthree.of"));
+	assert_false(exists("locks/plkxone.lock"));
 }
 
 /* Many ids in one run: the lock phase holds for each, a held one refuses only its own id. */
 static void test_many_locks(void **state)
 {
-	const char *ids[] = {"one", "two"};
+	const char *ids[] = {"plkxone", "plkxtwo"};
 	agc_report *out[2] = {0};
 
 	(void)state;
-	put("s/one.rec", "x");
-	put("locks/one.lock", "");
-	put("s/two.rec", "y");
-	put("locks/two.lock", "");
-	hold("locks/one.lock", LOCK_EX);
+	put("s/plkxone.rec", "x");
+	put("locks/plkxone.lock", "");
+	put("s/plkxtwo.rec", "y");
+	put("locks/plkxtwo.lock", "");
+	hold("locks/plkxone.lock", LOCK_EX);
 	assert_int_equal(agc_purge_many(ctx, "fake", ids, 2, 0, out), 0);
 	assert_int_equal(agc_report_status(out[0]), AGC_ST_IN_USE);
 	assert_int_equal(agc_report_status(out[1]), AGC_ST_PURGED);
-	assert_true(exists("s/one.rec"));
-	assert_true(exists("locks/one.lock"));
-	assert_false(exists("s/two.rec"));
-	assert_false(exists("locks/two.lock"));
+	assert_true(exists("s/plkxone.rec"));
+	assert_true(exists("locks/plkxone.lock"));
+	assert_false(exists("s/plkxtwo.rec"));
+	assert_false(exists("locks/plkxtwo.lock"));
 	agc_report_free(out[0]);
 	agc_report_free(out[1]);
 }
@@ -523,18 +526,18 @@ static void test_many_locks(void **state)
 /* Many ids where a fork goes before what it reads: as one at a time, both go. */
 static void test_many_fork_first(void **state)
 {
-	const char *ids[] = {"two", "one"};
+	const char *ids[] = {"plkxtwo", "plkxone"};
 	agc_report *out[2] = {0};
 
 	(void)state;
-	put("s/one.rec", "x");
-	put("s/two.rec", "y");
-	put("s/two.of", "one");
+	put("s/plkxone.rec", "x");
+	put("s/plkxtwo.rec", "y");
+	put("s/plkxtwo.of", "plkxone");
 	assert_int_equal(agc_purge_many(ctx, "fake", ids, 2, 0, out), 0);
 	assert_int_equal(agc_report_status(out[0]), AGC_ST_PURGED);
 	assert_int_equal(agc_report_status(out[1]), AGC_ST_PURGED);
-	assert_false(exists("s/one.rec"));
-	assert_false(exists("s/two.rec"));
+	assert_false(exists("s/plkxone.rec"));
+	assert_false(exists("s/plkxtwo.rec"));
 	agc_report_free(out[0]);
 	agc_report_free(out[1]);
 }
