@@ -70,7 +70,8 @@ cx_rows_sql() {
 # Every row of every database that is not keyed by one of the ids on stdin: table name and
 # the row, sorted; so a purge that touches another thread's row (or a row that only quotes an
 # id) shows in a diff.
-cx_rows_except() {
+cx_rows_except() (
+	trap - DEBUG
 	local ids db list rows
 	ids=$(cat)
 	list=$(printf "'%s'," $ids)
@@ -81,10 +82,11 @@ cx_rows_except() {
 			{ echo "cx_rows_except: sqlite3 failed on $db" >&2; return 1; }
 		[[ -z $rows ]] || printf '%s\n' "$rows" | LC_ALL=C sort
 	done
-}
+)
 
 # Rows keyed by the ids on stdin, in all databases (a count).
-cx_rows_of() {
+cx_rows_of() (
+	trap - DEBUG
 	local ids db list c n=0
 	ids=$(cat)
 	list=$(printf "'%s'," $ids)
@@ -97,7 +99,7 @@ cx_rows_of() {
 		done
 	done
 	echo "$n"
-}
+)
 
 # The tree without the databases (compared row by row instead) and the two shared files
 # (compared line by line).

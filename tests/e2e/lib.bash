@@ -8,6 +8,11 @@
 #   OUT=$BATS_TEST_TMPDIR/outside                           what links point at; must survive
 #   WORK=$BATS_TEST_TMPDIR/work                             projects' working directories
 # and every process started with `spawn` is killed in teardown.
+#
+# A helper that runs many commands per call and sets nothing in its caller (a loop over tables,
+# paths or processes; a whole generated session) is written `name() ( trap - DEBUG; ... )`: it
+# runs in a subshell without bats' trace of every command (which costs more than the
+# commands), and a failure in it shows at the line of the test that called it.
 
 bats_require_minimum_version 1.5.0
 
@@ -43,7 +48,8 @@ agc_setup() {
 # reading of /proc per round (not one per process: a teardown of 400 processes takes a
 # fraction of a second, not half a minute), round after round until no new one turns up;
 # then every one of them killed.
-kill_tree() {
+kill_tree() (
+	trap - DEBUG
 	local -A seen=() kids=()
 	local -a all=() new=("$@")
 	local f line p pp
@@ -67,7 +73,7 @@ kill_tree() {
 		new=("${!kids[@]}")
 	done
 	((${#all[@]} == 0)) || kill -KILL "${all[@]}" 2>/dev/null || true
-}
+)
 
 agc_teardown() {
 	local pid pids=()
@@ -441,7 +447,8 @@ mk_registry_key() {
 # registry entry (dead pid) with its .key and socket; debug/latest is left to the caller.
 # Each path that a purge must remove is appended to $BATS_TEST_TMPDIR/gone.ID (history lines
 # are not paths and are not listed).
-mk_full_session() {
+mk_full_session() (
+	trap - DEBUG
 	local id=$1 cwd=$2 t=${3:-$((NOW - 3600))}
 	local k=${cwd//[^A-Za-z0-9]/-} gone=$BATS_TEST_TMPDIR/gone.$id a h pid key scratch tel
 	read -r tel </proc/sys/kernel/random/uuid
@@ -504,7 +511,7 @@ mk_full_session() {
 	key=$(mk_registry_key "$pid")
 	mk_socket "$SOCKS/$pid.sock"
 	printf '%s\n' "$C/sessions/$pid.json" "$key" "$SOCKS/$pid.sock" >>"$gone"
-}
+)
 
 # ---- snapshots --------------------------------------------------------------------------
 
@@ -565,18 +572,20 @@ assert_tree_unchanged() {
 }
 
 # Assert that a path exists (file, dir or link), or does not.
-assert_exists() {
+assert_exists() (
+	trap - DEBUG
 	local p
 	for p; do
 		[[ -e $p || -L $p ]] || { echo "expected to exist: $p" >&2; return 1; }
 	done
-}
-assert_gone() {
+)
+assert_gone() (
+	trap - DEBUG
 	local p
 	for p; do
 		[[ ! -e $p && ! -L $p ]] || { echo "expected to be gone: $p" >&2; return 1; }
 	done
-}
+)
 
 # Assert that everything under OUT (what links point at) is as in snapshot FILE.
 assert_outside_unchanged() {

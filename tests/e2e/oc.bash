@@ -115,7 +115,8 @@ oc_rows() {
 }
 
 # "id<TAB>table<TAB>count" for every table with rows keyed by any of the given ids (count > 0).
-oc_rows_of() {
+oc_rows_of() (
+	trap - DEBUG
 	local t k id list="" sql="" qt
 	for id; do list+="${list:+,}'${id//\'/\'\'}'"; done
 	[[ -n $list ]] || return 0
@@ -126,7 +127,7 @@ oc_rows_of() {
 	done < <(oc_keys)
 	[[ -n $sql ]] || return 0
 	sqlite3 -readonly -batch -noheader -separator $'\t' "$DB" "$sql"
-}
+)
 
 # Fail unless no table holds a row keyed by any of the given session ids.
 assert_no_rows() {
@@ -138,7 +139,8 @@ assert_no_rows() {
 # Every row of every table, one quoted line per row prefixed with its table, sorted, leaving
 # out the rows keyed by the given session ids (none: the whole database). Rows of shared
 # tables are always included. Two dumps compare with diff.
-oc_dump_except() {
+oc_dump_except() (
+	trap - DEBUG
 	local t k list="" id where script=".mode quote"$'\n'
 	for id; do list+="${list:+,}'${id//\'/\'\'}'"; done
 	while IFS=$'\t' read -r t k; do
@@ -147,7 +149,7 @@ oc_dump_except() {
 		script+="SELECT '${t//\'/\'\'}', * FROM \"${t//\"/\"\"}\"$where;"$'\n'
 	done < <(oc_keys)
 	sqlite3 -readonly -batch -noheader "$DB" <<<"$script" | LC_ALL=C sort
-}
+)
 
 # Save a dump (see oc_dump_except) to a file under BATS_TEST_TMPDIR.
 oc_dump_save() {
@@ -164,18 +166,20 @@ assert_dump_same() {
 }
 
 # Delete every row keyed by the given session ids, as a tool without foreign keys would.
-oc_delete_sessions() {
+oc_delete_sessions() (
+	trap - DEBUG
 	local t k list="" id sql=""
 	for id; do list+="${list:+,}$(sqlq "$id")"; done
 	while IFS=$'\t' read -r t k; do
 		[[ -n $k ]] && sql+="DELETE FROM $(sqli "$t") WHERE $(sqli "$k") IN ($list);"
 	done < <(oc_keys)
 	qw "BEGIN; $sql COMMIT;"
-}
+)
 
 # Rename session OLD to NEW everywhere the database keys it (ids, parent ids, session_id and
 # aggregate_id columns), foreign keys off as the sqlite3 tool has them.
-oc_rename() {
+oc_rename() (
+	trap - DEBUG
 	local old new t k sql=""
 	old=$(sqlq "$1")
 	new=$(sqlq "$2")
@@ -185,7 +189,7 @@ oc_rename() {
 		[[ $k == id ]] && sql+="UPDATE $(sqli "$t") SET parent_id = $new WHERE parent_id = $old;"
 	done < <(oc_keys)
 	qw "BEGIN; $sql COMMIT;"
-}
+)
 
 # How many lines of FILE hold STRING; a missing file holds it 0 times.
 grep_count() {
