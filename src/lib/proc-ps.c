@@ -1197,9 +1197,7 @@ int agc_procps_open(pid_t pid)
 	return fd < 0 ? agc_error_errno(-1, errno, "cannot open '/'") : fd;
 }
 
-/* listed: the caller's agc_procps_each_pid_ident has just listed every process for the scan
- * this begins; that listing (when it is still the current one) is the scan's, and no other ps
- * runs. Otherwise a new listing. */
+/* This process and its ancestors in listing s (*n of them), or NULL (error set). */
 static pid_t *ancestors(const pssnap *s, size_t *n)
 {
 	size_t len = 0, cap = s->ents.n + 2;
@@ -1222,6 +1220,9 @@ static pid_t *ancestors(const pssnap *s, size_t *n)
 	return v;
 }
 
+/* listed: the caller's agc_procps_each_pid_ident has just listed every process for the scan
+ * this begins; that listing (when it is still the current one) is the scan's, and no other ps
+ * runs. Otherwise a new listing. */
 int agc_procps_self_and_ancestors(bool listed, pid_t **out, size_t *n)
 {
 	pssnap *s;

@@ -255,6 +255,31 @@ static void test_procps_scope(void **state)
 	assert_int_equal(t_teardown_dir(), 0);
 }
 
+/* The test dir's bin/ with a program NAME of TEXT put first on PATH. Returns PATH as it was
+ * (malloc'd, or NULL when unset), for path_restore. */
+static char *bin_first(const char *name, const char *text)
+{
+	char *path = getenv("PATH") ? strdup(getenv("PATH")) : NULL, *rel, *p;
+
+	t_mkdir("bin");
+	rel = agc_strfmt("bin/%s", name);
+	assert_non_null(rel);
+	t_writes(rel, text);
+	assert_int_equal(chmod(t_path(rel), 0755), 0);
+	free(rel);
+	p = agc_strfmt("%s:%s", t_path("bin"), path ? path : "/usr/bin:/bin");
+	assert_non_null(p);
+	setenv("PATH", p, 1);
+	free(p);
+	return path;
+}
+
+static void path_restore(char *path)
+{
+	setenv("PATH", path ? path : "/usr/bin:/bin", 1);
+	free(path);
+}
+
 /* An lsof that does not answer is killed after the timeout, and what it was to tell is an
  * error: the gate answers in use (R5), it never waits forever. */
 static void test_procps_timeout(void **state)
@@ -262,7 +287,7 @@ static void test_procps_timeout(void **state)
 	pid_t *anc = NULL, self = getpid();
 	size_t n = 0;
 	want_file w = {0, 0, false};
-	char *path = getenv("PATH") ? strdup(getenv("PATH")) : NULL;
+	char *path;
 	struct timespec a, b;
 	int rc;
 
@@ -270,16 +295,7 @@ static void test_procps_timeout(void **state)
 	if (!have("ps"))
 		skip();
 	assert_int_equal(t_setup_dir("procps-timeout"), 0);
-	t_mkdir("bin");
-	t_writes("bin/lsof", "#!/bin/sh\nexec sleep 30\n");
-	assert_int_equal(chmod(t_path("bin/lsof"), 0755), 0);
-	{
-		char *p = agc_strfmt("%s:%s", t_path("bin"), path ? path : "/usr/bin:/bin");
-
-		assert_non_null(p);
-		setenv("PATH", p, 1);
-		free(p);
-	}
+	path = bin_first("lsof", "#!/bin/sh\nexec sleep 30\n");
 	/* the listing (a real ps) is taken before the short timeout applies: under load a ps
 	 * of the whole table can take longer than the 300 ms the fake lsof is given */
 	assert_int_equal(agc_proc_self_and_ancestors("/proc", false, &anc, &n), 0);
@@ -289,8 +305,7 @@ static void test_procps_timeout(void **state)
 	rc = agc_proc_fds("/proc", self, want_cb, &w);
 	clock_gettime(CLOCK_MONOTONIC, &b);
 	unsetenv("AGENTGC_TEST_PS_TIMEOUT_MS");
-	setenv("PATH", path ? path : "/usr/bin:/bin", 1);
-	free(path);
+	path_restore(path);
 	assert_int_equal(rc, -1);
 	assert_non_null(strstr(agc_error_last(), "did not finish within 300 ms"));
 	/* killed at the timeout, not waited for */
@@ -324,7 +339,7 @@ static size_t ps_runs(void)
  * it was taken for another). */
 static void test_procps_listed(void **state)
 {
-	char *path = getenv("PATH") ? strdup(getenv("PATH")) : NULL, *script, *p;
+	char *path, *script;
 	const char *real = access("/usr/bin/ps", X_OK) == 0 ? "/usr/bin/ps" : "/bin/ps";
 	pid_t *anc = NULL;
 	size_t n = 0, procs = 0;
@@ -333,16 +348,10 @@ static void test_procps_listed(void **state)
 	if (!have("ps"))
 		skip();
 	assert_int_equal(t_setup_dir("procps-listed"), 0);
-	t_mkdir("bin");
 	script = agc_strfmt("#!/bin/sh\necho run >>'%s'\nexec %s \"$@\"\n", t_path("count"), real);
 	assert_non_null(script);
-	t_writes("bin/ps", script);
+	path = bin_first("ps", script);
 	free(script);
-	assert_int_equal(chmod(t_path("bin/ps"), 0755), 0);
-	p = agc_strfmt("%s:%s", t_path("bin"), path ? path : "/usr/bin:/bin");
-	assert_non_null(p);
-	setenv("PATH", p, 1);
-	free(p);
 
 	/* listed: the ancestors come from the listing just taken */
 	assert_int_equal(agc_proc_each_pid_ident("/proc", ident_cb, &procs), 0);
@@ -365,8 +374,7 @@ static void test_procps_listed(void **state)
 	free(anc);
 	assert_int_equal(ps_runs(), 4);
 
-	setenv("PATH", path ? path : "/usr/bin:/bin", 1);
-	free(path);
+	path_restore(path);
 	assert_int_equal(t_teardown_dir(), 0);
 }
 
